@@ -1,0 +1,40 @@
+# Two commands on a fresh Debian machine: `make demo` and `make test`.
+SWIFT ?= swift
+APT_PACKAGES := libsodium-dev pkg-config python3-venv libsqlite3-dev
+LINT_PATHS := Package.swift Sources KeyServiceMock Tests
+
+.PHONY: all deps build test demo lint format
+
+all: build
+
+# Installs what a fresh machine lacks when run as root; otherwise says exactly what to install.
+deps:
+	@missing=""; \
+	for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "installing:$$missing"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+		else \
+			echo "missing system packages:$$missing"; \
+			echo "install them with: sudo apt-get install -y$$missing"; \
+			exit 1; \
+		fi; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+# Swift Testing runs serially so the timing-sensitive checks (the Argon2id heartbeat) see no other test's load.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --no-parallel
+
+demo: deps
+	$(SWIFT) run vault demo
+
+lint:
+	$(SWIFT) format lint --strict --recursive $(LINT_PATHS)
+
+format:
+	$(SWIFT) format format --in-place --recursive $(LINT_PATHS)

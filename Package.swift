@@ -1,0 +1,74 @@
+// swift-tools-version:6.1
+
+import PackageDescription
+
+let package = Package(
+    name: "CredentialVault",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "CredentialVault", targets: ["CredentialVault"]),
+        .library(name: "VaultCrypto", targets: ["VaultCrypto"]),
+        .library(name: "KeyServiceMock", targets: ["KeyServiceMock"]),
+        .executable(name: "vault", targets: ["vault"]),
+        .executable(name: "keyservice-mock", targets: ["keyservice-mock"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+    ],
+    targets: [
+        // The C library, reached only through VaultCrypto.
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
+        .target(name: "VaultCrypto", dependencies: ["CSodium"]),
+        .target(name: "CredentialVault", dependencies: ["VaultCrypto"]),
+        .executableTarget(
+            name: "vault",
+            dependencies: [
+                "CredentialVault",
+                "KeyServiceMock",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(
+            name: "KeyServiceMock",
+            dependencies: [
+                "VaultCrypto",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "KeyServiceMock/Sources/KeyServiceMock"
+        ),
+        .executableTarget(
+            name: "keyservice-mock",
+            dependencies: [
+                "KeyServiceMock",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "KeyServiceMock/Sources/keyservice-mock"
+        ),
+        .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto"], resources: [.copy("Vectors")]),
+        .testTarget(
+            name: "KeyServiceMockTests",
+            dependencies: ["KeyServiceMock", "VaultCrypto"],
+            path: "KeyServiceMock/Tests/KeyServiceMockTests"
+        ),
+        .testTarget(name: "CredentialVaultTests", dependencies: ["CredentialVault", "KeyServiceMock"]),
+        .testTarget(name: "vaultTests", dependencies: ["CredentialVault", "KeyServiceMock"]),
+    ]
+)
+
+for target in package.targets where target.type != .system {
+    var settings = target.swiftSettings ?? []
+    // Require `any` for existential types (SE-0335).
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    // Imports are visible only in the files that write them (SE-0444).
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    target.swiftSettings = settings
+}

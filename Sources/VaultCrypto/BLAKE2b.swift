@@ -1,0 +1,100 @@
+internal import CSodium
+
+public import struct Foundation.Data
+
+/// Keyed BLAKE2b (libsodium's `crypto_generichash`), used to derive keys and to keep verifiers.
+public enum BLAKE2b {
+    /// The smallest key length accepted (16 bytes).
+    public static let minimumKeyLength = Int(crypto_generichash_KEYBYTES_MIN)
+    /// The largest key length accepted (64 bytes).
+    public static let maximumKeyLength = Int(crypto_generichash_KEYBYTES_MAX)
+
+    /// BLAKE2b keyed with `key` over `domain`'s UTF-8 bytes followed by `message`.
+    ///
+    /// The domain string separates uses of one key (for example `"credential-vault/v1/data-key"`).
+    /// - Parameter outputLength: 16 to 64 bytes; 32 by default.
+    /// - Throws: ``CryptoError/Code/invalidLength`` for a key or output length out of range.
+    public static func keyedHash(
+        key: SecureBytes,
+        domain: String,
+        message: SecureBytes,
+        outputLength: Int = 32
+    ) throws(CryptoError) -> SecureBytes {
+        try keyedHash(key: key, domain: domain, outputLength: outputLength) { update in
+            message.withUnsafeBytes { update($0) }
+        }
+    }
+
+    /// BLAKE2b keyed with `key` over `domain`'s UTF-8 bytes followed by `message` (not secret).
+    public static func keyedHash(
+        key: SecureBytes,
+        domain: String,
+        message: Data,
+        outputLength: Int = 32
+    ) throws(CryptoError) -> SecureBytes {
+        try keyedHash(key: key, domain: domain, outputLength: outputLength) { update in
+            message.withUnsafeBytes { update($0) }
+        }
+    }
+
+    private static func keyedHash(
+        key: SecureBytes,
+        domain: String,
+        outputLength: Int,
+        feed: ((UnsafeRawBufferPointer) -> Void) -> Void
+    ) throws(CryptoError) -> SecureBytes {
+        Sodium.ensureReady()
+        guard (minimumKeyLength...maximumKeyLength).contains(key.count) else {
+            throw CryptoError(.invalidLength, "a BLAKE2b key must be 16 to 64 bytes")
+        }
+        guard (Int(crypto_generichash_BYTES_MIN)...Int(crypto_generichash_BYTES_MAX)).contains(outputLength) else {
+            throw CryptoError(.invalidLength, "a BLAKE2b output must be 16 to 64 bytes")
+        }
+        return SecureBytes(count: outputLength) { output in
+            // The state holds key material: it lives in a buffer that is zeroed afterwards.
+            let stateSize = crypto_generichash_statebytes()
+            let state = UnsafeMutableRawPointer.allocate(byteCount: stateSize, alignment: 64)
+            defer {
+                sodium_memzero(state, stateSize)
+                state.deallocate()
+            }
+            // The state struct is 64-byte aligned in C and imports as an opaque pointer.
+            let typed = OpaquePointer(state)
+            key.withUnsafeBytes { keyBytes in
+                _ = crypto_generichash_init(
+                    typed,
+                    keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                    keyBytes.count,
+                    output.count
+                )
+            }
+            Array(domain.utf8).withUnsafeBytes { update(typed, $0) }
+            feed { update(typed, $0) }
+            _ = crypto_generichash_final(typed, output.baseAddress!.assumingMemoryBound(to: UInt8.self), output.count)
+        }
+    }
+
+    private static func update(_ state: OpaquePointer, _ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        _ = crypto_generichash_update(state, base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
+    }
+}
+
+/// SHA-256 (libsodium's `crypto_hash_sha256`), for PKCE's S256 method (RFC 7636).
+public enum SHA256 {
+    /// The 32-byte SHA-256 digest of `data`.
+    public static func hash(_ data: Data) -> Data {
+        Sodium.ensureReady()
+        var digest = Data(count: Int(crypto_hash_sha256_BYTES))
+        digest.withUnsafeMutableBytes { out in
+            data.withUnsafeBytes { input in
+                _ = crypto_hash_sha256(
+                    out.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                    input.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                    UInt64(input.count)
+                )
+            }
+        }
+        return digest
+    }
+}

@@ -1,0 +1,16 @@
+internal import CSodium
+
+public import struct Foundation.Data
+
+/// Random bytes from the operating system's secure source (libsodium's `randombytes_buf`).
+public enum SecureRandom {
+    /// `count` random bytes. For secrets, prefer ``SecureBytes/random(count:)``.
+    public static func bytes(count: Int) -> Data {
+        Sodium.ensureReady()
+        var data = Data(count: count)
+        data.withUnsafeMutableBytes { buffer in
+            if let base = buffer.baseAddress { randombytes_buf(base, buffer.count) }
+        }
+        return data
+    }
+}
