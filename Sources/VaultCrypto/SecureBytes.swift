@@ -115,6 +115,12 @@ public final class SecureBytes: @unchecked Sendable {
         Base64Codec.encode(UnsafeRawBufferPointer(storage), variant: .urlSafeNoPadding)
     }
 
+    /// The bytes as unpadded base64url text, itself in a secure buffer (for a derived secret sent on the wire).
+    public func base64URLEncoded() -> SecureBytes {
+        let text = Base64Codec.encode(UnsafeRawBufferPointer(storage), variant: .urlSafeNoPadding)
+        return SecureBytes(text.utf8)
+    }
+
     /// The bytes as padded standard base64. The string is an ordinary copy.
     public func base64EncodedString() -> String {
         Base64Codec.encode(UnsafeRawBufferPointer(storage), variant: .original)

@@ -30,11 +30,15 @@ struct Demo: AsyncParsableCommand {
         let associatedData = Data("credential-vault/demo".utf8)
         let key = derived.slice(32..<64)
         let box = try XChaCha20Poly1305.seal(SecureBytes(Data(secret.utf8)), key: key, associatedData: associatedData)
-        print("sealed \(secret.utf8.count) bytes: nonce \(box.nonce.count) bytes, ciphertext+tag \(box.ciphertext.count) bytes")
+        print(
+            "sealed \(secret.utf8.count) bytes: nonce \(box.nonce.count) bytes, ciphertext+tag \(box.ciphertext.count) bytes"
+        )
 
         let again = try await Argon2id.deriveKey(password: password, parameters: parameters)
         let opened = try XChaCha20Poly1305.open(box, key: again.slice(32..<64), associatedData: associatedData)
-        guard opened.utf8String() == secret else { throw ValidationError("the opened secret differs from the sealed one") }
+        guard opened.utf8String() == secret else {
+            throw ValidationError("the opened secret differs from the sealed one")
+        }
         print("opened with the same password: the secret matches")
 
         let wrong = try await Argon2id.deriveKey(password: "correct horse battery stapler", parameters: parameters)

@@ -1,0 +1,101 @@
+import CredentialVault
+import Foundation
+import KeyServiceMock
+
+/// A KeyServiceMock on 127.0.0.1 (real HTTP), a private temporary store directory, and a UserStorage over both.
+struct VaultFixture {
+    let server: KeyServiceMockServer
+    let root: URL
+    let directory: URL
+    let keyService: HTTPKeyService
+    let storage: UserStorage
+
+    /// Argon2id at OWASP's floor keeps the many derivations of these tests quick.
+    static let opsLimit: UInt64 = 2
+    static let memLimitBytes: UInt64 = 19 << 20
+
+    static func start(_ configuration: KeyServiceMockConfiguration = .init()) async throws -> VaultFixture {
+        let server = try await KeyServiceMockServer.start(configuration)
+        let root = try TemporaryDirectory.make()
+        let directory = root.appending(path: "store")
+        let keyService = try HTTPKeyService(baseURL: server.keyServiceURL)
+        return VaultFixture(
+            server: server,
+            root: root,
+            directory: directory,
+            keyService: keyService,
+            storage: UserStorage(
+                keyService: keyService,
+                directory: directory,
+                opsLimit: opsLimit,
+                memLimitBytes: memLimitBytes
+            )
+        )
+    }
+
+    /// Another UserStorage on the same directory and key service (a second process would see the same).
+    func secondStorage() -> UserStorage {
+        UserStorage(
+            keyService: keyService,
+            directory: directory,
+            opsLimit: Self.opsLimit,
+            memLimitBytes: Self.memLimitBytes
+        )
+    }
+
+    func stop() async {
+        await server.stop()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// The files in the store directory, by name.
+    func storeFiles() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+    }
+
+    /// The one envelope file of the store (tests that use a single user).
+    func envelopeURL() throws -> URL {
+        let names = try storeFiles().filter { $0.hasSuffix(".vault") }
+        guard names.count == 1 else { throw FixtureError("expected one envelope, found \(names)") }
+        return directory.appending(path: names[0])
+    }
+}
+
+struct FixtureError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+enum TemporaryDirectory {
+    /// A new directory of mode 0700 under the system's temporary directory.
+    static func make() throws -> URL {
+        var template = Array(
+            (FileManager.default.temporaryDirectory.path + "/credential-vault-test-XXXXXX").utf8CString
+        )
+        guard let made = mkdtemp(&template) else { throw FixtureError("mkdtemp failed") }
+        return URL(fileURLWithPath: String(cString: made))
+    }
+}
+
+enum BuiltProducts {
+    /// The folder holding the built executables (next to the test bundle).
+    static var directory: URL {
+        let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        var folder = executable.deletingLastPathComponent()
+        // On Apple platforms the test bundle is a directory inside the products folder.
+        while folder.pathExtension == "xctest" || folder.lastPathComponent == "MacOS"
+            || folder.lastPathComponent == "Contents"
+        {
+            folder = folder.deletingLastPathComponent()
+        }
+        return folder
+    }
+
+    static func executable(_ name: String) throws -> URL {
+        let url = directory.appending(path: name)
+        guard FileManager.default.isExecutableFile(atPath: url.path) else {
+            throw FixtureError("\(name) is not built in \(directory.path); run `swift build --build-tests` first")
+        }
+        return url
+    }
+}
