@@ -59,7 +59,11 @@ let package = Package(
             dependencies: ["KeyServiceMock", "VaultCrypto"],
             path: "KeyServiceMock/Tests/KeyServiceMockTests"
         ),
-        .testTarget(name: "CredentialVaultTests", dependencies: ["CredentialVault", "KeyServiceMock"]),
+        .testTarget(
+            name: "CredentialVaultTests",
+            dependencies: ["CredentialVault", "KeyServiceMock"],
+            resources: [.copy("Vectors")]
+        ),
         .testTarget(name: "vaultTests", dependencies: ["CredentialVault", "KeyServiceMock"]),
     ]
 )
