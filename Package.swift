@@ -59,7 +59,11 @@ let package = Package(
             dependencies: ["KeyServiceMock", "VaultCrypto"],
             path: "KeyServiceMock/Tests/KeyServiceMockTests"
         ),
-        .testTarget(name: "CredentialVaultTests", dependencies: ["CredentialVault", "KeyServiceMock", "VaultCrypto"]),
+        .testTarget(
+            name: "CredentialVaultTests",
+            dependencies: ["CredentialVault", "KeyServiceMock", "VaultCrypto"],
+            resources: [.copy("Vectors")]
+        ),
         // A process the storage tests kill with -9 in the middle of writing.
         .executableTarget(name: "vault-store-loop", dependencies: ["CredentialVault"], path: "Tests/StoreLoop"),
         .testTarget(name: "vaultTests", dependencies: ["CredentialVault", "KeyServiceMock"]),
