@@ -227,6 +227,39 @@ public actor UserStorage {
         return try open(envelope, key: key, wrapKey: SecureBytes(wrapKeyData), longSecret: longSecret)
     }
 
+    /// Holds the store's session lock until the returned value is released (see ``SessionLock``).
+    func sessionLock() async throws(VaultError) -> SessionLock {
+        do {
+            return try await SessionLock.acquire(in: store)
+        } catch {
+            throw .storage(.encryptedStorageFailed(.secureStorageFailed(error)))
+        }
+    }
+
+    /// The refresh token stored now for the session's user, opened with the session's data key (no
+    /// password, no key service): another process may have rotated it since this session began.
+    func storedRefreshToken(session: Session) throws(VaultError) -> RefreshToken {
+        guard let envelope = try readEnvelope(userId: session.userId), envelope.keyId == session.keyId else {
+            throw .storage(.noStoredRefreshToken(userId: session.userId))
+        }
+        guard let token = (try? envelope.open(dataKey: session.dataKey))?.utf8String() else {
+            throw .storage(.encryptedStorageFailed(.failedToDecryptData))
+        }
+        return RefreshToken(token: token, userId: session.userId)
+    }
+
+    /// Seals `refreshToken` under a new password and returns the session that can seal its successors.
+    func storeReturningSession(_ refreshToken: RefreshToken, withNewPassword password: String) async throws(VaultError) -> Session {
+        let created = try await storeWithNewPassword(refreshToken, password: password)
+        return Session(
+            userId: refreshToken.userId,
+            keyId: created.key.keyId,
+            dataKey: try dataKey(wrapKey: created.wrapKey, serverKey: created.key.key),
+            wrapKey: created.wrapKey,
+            longSecret: created.key.longSecret
+        )
+    }
+
     /// Seals `refreshToken` with the session's data key and writes it atomically, keeping the envelope header.
     /// Refuses when the envelope changed key meanwhile (a new password was set elsewhere).
     func persist(_ refreshToken: RefreshToken, session: Session) throws(VaultError) {

@@ -1,4 +1,4 @@
-public import struct Foundation.Date
+import struct Foundation.Date
 
 /// A JSON value as decoded from a JWT header or claims set.
 ///

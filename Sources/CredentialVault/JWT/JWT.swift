@@ -1,5 +1,5 @@
-public import Foundation
-internal import VaultCrypto
+import Foundation
+import VaultCrypto
 
 /// A JSON Web Token (RFC 7519) read from its JWS compact serialization, with typed access to its claims.
 ///

@@ -180,3 +180,38 @@ struct FileStore: Sendable {
         .ioFailed(operation: operation, path: path, reason: String(cString: strerror(errno)))
     }
 }
+
+/// An exclusive advisory lock held across a whole login or refresh (KDF, key service, token endpoint,
+/// write), so that two processes never redeem the same refresh token: with rotation and reuse detection,
+/// the second redemption would revoke the whole token family.
+final class SessionLock: Sendable {
+    private let fd: Int32
+
+    private init(fd: Int32) {
+        self.fd = fd
+    }
+
+    deinit {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+
+    /// Waits (without blocking a thread) until the store's session lock is free, then holds it until released.
+    static func acquire(in store: FileStore, timeout: Duration = .seconds(60)) async throws(SecureStorageError) -> SessionLock {
+        try store.prepare()
+        let path = store.directory.path + "/.session.lock"
+        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw .ioFailed(operation: "open", path: path, reason: String(cString: strerror(errno)))
+        }
+        let deadline = ContinuousClock.now + timeout
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < deadline else {
+                close(fd)
+                throw .ioFailed(operation: "lock", path: path, reason: "another process holds it")
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return SessionLock(fd: fd)
+    }
+}

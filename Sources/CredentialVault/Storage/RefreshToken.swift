@@ -16,6 +16,14 @@ public struct RefreshToken: Sendable, Hashable, CustomStringConvertible, CustomD
         self.userId = userId
     }
 
+    /// A refresh token that is itself a JWT (Keycloak, KeyServiceMock): the user is its `sub`.
+    public init(jwt: JWT) {
+        self.init(token: jwt.token, userId: jwt.userId)
+    }
+
+    /// The token decoded as a JWT, when it is one (THP's refresh tokens are `THPJWT`s); nil for opaque tokens.
+    public var jwt: JWT? { try? JWT(token: token) }
+
     public var description: String { "RefreshToken(userId: \(userId), token: redacted)" }
     public var debugDescription: String { description }
 }
