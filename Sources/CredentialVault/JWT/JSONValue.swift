@@ -104,27 +104,32 @@ extension JSONValue {
 }
 
 extension JSONValue: ExpressibleByStringLiteral {
+    /// A `.string`.
     public init(stringLiteral value: String) { self = .string(value) }
 }
 
 extension JSONValue: ExpressibleByIntegerLiteral {
+    /// A `.number`.
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
 }
 
 extension JSONValue: ExpressibleByFloatLiteral {
+    /// A `.number`.
     public init(floatLiteral value: Double) { self = .number(value) }
 }
 
 extension JSONValue: ExpressibleByBooleanLiteral {
+    /// A `.bool`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
 }
 
 extension JSONValue: ExpressibleByArrayLiteral {
+    /// An `.array`.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
 }
 
 extension JSONValue: ExpressibleByDictionaryLiteral {
-    /// A literal with a repeated key keeps the last value.
+    /// An `.object`; a literal with a repeated key keeps the last value.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }

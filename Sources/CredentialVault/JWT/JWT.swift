@@ -152,6 +152,7 @@ public struct JWT: Sendable, Hashable, CustomStringConvertible, CustomDebugStrin
 
     /// Two JWTs are equal when their tokens are: everything else is decoded from the token.
     public static func == (lhs: JWT, rhs: JWT) -> Bool { lhs.token == rhs.token }
+    /// Hashes what ``==`` compares.
     public func hash(into hasher: inout Hasher) { hasher.combine(token) }
 }
 

@@ -84,5 +84,6 @@ public struct JWTError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// Two errors are equal when their codes are; the reason is for people only.
     public static func == (lhs: JWTError, rhs: JWTError) -> Bool { lhs.code == rhs.code }
+    /// Hashes what ``==`` compares.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

@@ -26,12 +26,26 @@ struct StrictJSONParser {
     /// Parses exactly one JSON value, with optional whitespace around it, from UTF-8 bytes.
     static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
         // Validating up front means string contents below can be decoded without repair.
-        guard String(validating: bytes, as: UTF8.self) != nil else { throw .invalidUTF8 }
+        guard isValidUTF8(bytes) else { throw .invalidUTF8 }
         var parser = StrictJSONParser(bytes)
         let value = try parser.parseValue()
         parser.skipWhitespace()
         guard parser.index == bytes.count else { throw .invalid("there is more text after the JSON value") }
         return value
+    }
+
+    /// Strict UTF-8 (no overlong forms, no encoded surrogates, nothing past U+10FFFF). Written out
+    /// because `String(validating:as:)` needs macOS 15 and the package supports macOS 14.
+    static func isValidUTF8(_ bytes: [UInt8]) -> Bool {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
     }
 
     private var current: UInt8? { index < bytes.count ? bytes[index] : nil }

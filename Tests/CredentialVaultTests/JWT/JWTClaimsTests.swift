@@ -185,3 +185,26 @@ struct JWTExpiryTests {
         #expect(try !JWT(token: JWTFixture.withClaims("")).isNotYetValid(now: .distantPast))
     }
 }
+
+@Suite("JSONValue accessors and literals")
+struct JSONValueTests {
+    @Test("each accessor answers only for its own kind")
+    func accessors() {
+        let value: JSONValue = ["s": "text", "n": 1.5, "i": 3, "b": false, "a": ["x", "y"], "o": ["k": .null]]
+        #expect(value["s"]?.stringValue == "text")
+        #expect(value["n"]?.doubleValue == 1.5)
+        #expect(value["n"]?.intValue == nil)
+        #expect(value["i"]?.intValue == 3)
+        #expect(value["b"]?.boolValue == false)
+        #expect(value["a"]?.stringArrayValue == ["x", "y"])
+        #expect(value["a"]?.arrayValue?.count == 2)
+        #expect(value["o"]?["k"]?.isNull == true)
+        #expect(value["s"]?.doubleValue == nil)
+        #expect(value["s"]?["k"] == nil)
+        #expect(value.arrayValue == nil)
+        #expect(value.objectValue?.count == 6)
+        #expect(JSONValue.number(1e300).intValue == nil)
+        #expect(JSONValue.number(-1).dateValue == nil)
+        #expect(JSONValue.number(0).dateValue == Date(timeIntervalSince1970: 0))
+    }
+}
