@@ -1,0 +1,314 @@
+import Foundation
+import Hummingbird
+import Logging
+import VaultCrypto
+
+extension RequestRefusal {
+    /// An OAuth error (RFC 6749 section 5.2), answered 400.
+    static func oauth(_ error: String, _ description: String) -> RequestRefusal {
+        RequestRefusal(status: .badRequest, error: error, description: description)
+    }
+
+    static func invalidGrant(_ description: String) -> RequestRefusal {
+        .oauth("invalid_grant", description)
+    }
+}
+
+/// The OpenID Connect endpoints under the issuer, at Keycloak's paths.
+struct OpenIDRoutes: Sendable {
+    let provider: IdentityProvider
+
+    private var now: Date { provider.configuration.now() }
+
+    func add(to router: Router<MockRequestContext>, under issuerPath: String) {
+        let endpoints = "\(issuerPath)/protocol/openid-connect"
+        router.get("\(issuerPath)/.well-known/openid-configuration") { _, _ in
+            Response.json(provider.discoveryDocument)
+        }
+        router.get("\(endpoints)/certs") { _, _ in
+            Response.json(provider.signer.jwks)
+        }
+        router.get("\(endpoints)/auth") { request, context in
+            await answer(context) { try authorize(request) }
+        }
+        router.post("\(endpoints)/token") { request, context in
+            await answer(context) {
+                var request = request
+                return try token(try await request.formFields())
+            }
+        }
+        router.post("\(endpoints)/revoke") { request, context in
+            await answer(context) {
+                var request = request
+                return try revoke(try await request.formFields())
+            }
+        }
+        router.get("\(endpoints)/logout") { request, context in
+            await answer(context) { try logout(try request.queryFields()) }
+        }
+        router.post("\(endpoints)/logout") { request, context in
+            await answer(context) {
+                var request = request
+                return try logout(try await request.formFields())
+            }
+        }
+        router.get("\(endpoints)/userinfo") { request, _ in
+            userinfo(request)
+        }
+        router.post("\(endpoints)/userinfo") { request, _ in
+            userinfo(request)
+        }
+    }
+
+    private func answer(_ context: MockRequestContext, _ handler: () async throws -> Response) async -> Response {
+        do {
+            return try await handler()
+        } catch let refusal as RequestRefusal {
+            return refusal.response
+        } catch {
+            context.logger.error("identity provider request failed", metadata: ["error": "\(error)"])
+            return .json(
+                status: .internalServerError,
+                ["error": "server_error", "error_description": "internal error"]
+            )
+        }
+    }
+
+    // MARK: Authorization endpoint
+
+    /// The code flow with PKCE S256 required; signs in `users[0]` without asking.
+    ///
+    /// A bad client or redirect URI is answered 400 here (redirecting would hand the answer to
+    /// an unknown party); every other error goes back to the client on its redirect URI.
+    private func authorize(_ request: Request) throws -> Response {
+        let fields = try request.queryFields()
+        guard let clientId = fields["client_id"], let client = provider.client(clientId) else {
+            throw RequestRefusal.oauth("invalid_client", "unknown client_id")
+        }
+        guard let redirectURI = fields["redirect_uri"] else {
+            throw RequestRefusal.invalidRequest("the parameter redirect_uri is missing")
+        }
+        guard RedirectURI.isRegistered(redirectURI, for: client) else {
+            throw RequestRefusal.invalidRequest("redirect_uri is not registered for this client")
+        }
+        let state = fields["state"]
+        func fail(_ error: String, _ description: String) -> Response {
+            .redirect(
+                to: RedirectURI.appending(
+                    [
+                        ("error", error), ("error_description", description), ("state", state),
+                        ("iss", provider.issuer),
+                    ],
+                    to: redirectURI
+                )
+            )
+        }
+        guard fields["response_type"] == "code" else {
+            return fail("unsupported_response_type", "only response_type=code is supported")
+        }
+        guard let challenge = fields["code_challenge"] else {
+            return fail("invalid_request", "PKCE is required: code_challenge is missing")
+        }
+        guard fields["code_challenge_method"] == "S256" else {
+            return fail("invalid_request", "PKCE is required with code_challenge_method=S256")
+        }
+        guard challenge.count == 43, challenge.allSatisfy(\.isBase64URLCharacter) else {
+            return fail("invalid_request", "code_challenge is not a base64url SHA-256 digest")
+        }
+        guard let user = provider.configuration.users.first else {
+            return fail("access_denied", "no user is configured")
+        }
+        let now = self.now
+        let code = provider.sessions.issue(
+            AuthorizationCode(
+                clientId: clientId,
+                redirectURI: redirectURI,
+                scope: fields["scope"] ?? "openid",
+                nonce: fields["nonce"],
+                codeChallenge: challenge,
+                user: user,
+                expiresAt: now.addingTimeInterval(IdentityProvider.codeLifetime)
+            ),
+            at: now
+        )
+        return .redirect(
+            to: RedirectURI.appending([("code", code), ("state", state), ("iss", provider.issuer)], to: redirectURI)
+        )
+    }
+
+    // MARK: Token endpoint
+
+    private func token(_ fields: FormFields) throws -> Response {
+        let grantType = try fields.required("grant_type")
+        let clientId = try fields.required("client_id")
+        guard provider.client(clientId) != nil else {
+            throw RequestRefusal.oauth("invalid_client", "unknown client_id")
+        }
+        switch grantType {
+        case "authorization_code":
+            return try exchangeCode(fields, clientId: clientId)
+        case "refresh_token":
+            return try refresh(fields, clientId: clientId)
+        case "password":
+            let username = try fields.required("username")
+            let password = try fields.required("password")
+            guard let user = provider.user(username: username, password: password) else {
+                throw RequestRefusal.invalidGrant("invalid user credentials")
+            }
+            let session = try provider.sessions.startSession(
+                user: user,
+                clientId: clientId,
+                scope: fields["scope"] ?? "openid",
+                at: now
+            )
+            return .json(provider.tokenResponse(for: session, nonce: nil))
+        default:
+            throw RequestRefusal.oauth("unsupported_grant_type", "grant_type \(grantType) is not supported")
+        }
+    }
+
+    private func exchangeCode(_ fields: FormFields, clientId: String) throws -> Response {
+        let value = try fields.required("code")
+        let redirectURI = try fields.required("redirect_uri")
+        let sessionId = SessionStore.newSessionId()
+        let code: AuthorizationCode
+        switch provider.sessions.claim(value, forSession: sessionId, at: now) {
+        case .invalid:
+            throw RequestRefusal.invalidGrant("the code is unknown or expired")
+        case .reused(let earlierSession):
+            try provider.sessions.revoke(sessionId: earlierSession)
+            throw RequestRefusal.invalidGrant("the code was already used: the tokens issued for it are revoked")
+        case .fresh(let claimed):
+            code = claimed
+        }
+        guard code.clientId == clientId else {
+            throw RequestRefusal.invalidGrant("the code was issued to another client")
+        }
+        guard code.redirectURI == redirectURI else {
+            throw RequestRefusal.invalidGrant("redirect_uri differs from the authorization request's")
+        }
+        guard let verifier = fields["code_verifier"] else {
+            throw RequestRefusal.invalidGrant("PKCE code_verifier is missing")
+        }
+        // RFC 7636 section 4.1: 43 to 128 unreserved characters.
+        let verifierIsWellFormed =
+            (43...128).contains(verifier.count)
+            && verifier.allSatisfy { $0.isBase64URLCharacter || $0 == "." || $0 == "~" }
+        let computed = Base64URL.encode(SHA256.hash(Data(verifier.utf8)))
+        guard verifierIsWellFormed, ConstantTime.equal(Data(computed.utf8), Data(code.codeChallenge.utf8)) else {
+            throw RequestRefusal.invalidGrant("PKCE verification failed")
+        }
+        let session = try provider.sessions.startSession(
+            id: sessionId,
+            user: code.user,
+            clientId: clientId,
+            scope: code.scope,
+            at: now
+        )
+        return .json(provider.tokenResponse(for: session, nonce: code.nonce))
+    }
+
+    private func refresh(_ fields: FormFields, clientId: String) throws -> Response {
+        let presented = try fields.required("refresh_token")
+        guard let claims = provider.signer.verify(presented), claims.typ == "Refresh", claims.iss == provider.issuer
+        else {
+            throw RequestRefusal.invalidGrant("not a refresh token of this issuer")
+        }
+        guard claims.aud == clientId else {
+            throw RequestRefusal.invalidGrant("the refresh token was issued to another client")
+        }
+        guard Double(claims.exp) > now.timeIntervalSince1970 else {
+            throw RequestRefusal.invalidGrant("the refresh token has expired")
+        }
+        if let requested = fields["scope"],
+            !provider.scopes(of: requested).isSubset(of: provider.scopes(of: claims.scope))
+        {
+            throw RequestRefusal.oauth("invalid_scope", "a refresh cannot widen the scope")
+        }
+        switch try provider.sessions.rotate(sessionId: claims.sid, presentedTokenId: claims.jti) {
+        case .invalid(let reason):
+            throw RequestRefusal.invalidGrant(reason)
+        case .rotated(let session):
+            return .json(provider.tokenResponse(for: session, nonce: nil))
+        }
+    }
+
+    // MARK: Revocation (RFC 7009)
+
+    private func revoke(_ fields: FormFields) throws -> Response {
+        let token = try fields.required("token")
+        let clientId = try fields.required("client_id")
+        guard provider.client(clientId) != nil else {
+            throw RequestRefusal.oauth("invalid_client", "unknown client_id")
+        }
+        // RFC 7009 section 2.2: an invalid or unknown token is answered 200 all the same.
+        guard let claims = provider.signer.verify(token), claims.iss == provider.issuer else {
+            return Response(status: .ok)
+        }
+        guard claims.aud == clientId else {
+            throw RequestRefusal.invalidRequest("the token was issued to another client")
+        }
+        switch claims.typ {
+        case "Refresh":
+            try provider.sessions.revoke(sessionId: claims.sid)
+        case "Bearer":
+            provider.sessions.revokeAccessToken(claims.jti)
+        default:
+            break
+        }
+        return Response(status: .ok)
+    }
+
+    // MARK: End session
+
+    /// RP-initiated logout: ends the session named by `id_token_hint` (or Keycloak's `refresh_token`),
+    /// then redirects to `post_logout_redirect_uri` when it is registered, or answers 200.
+    private func logout(_ fields: FormFields) throws -> Response {
+        let hint = (fields["id_token_hint"] ?? fields["refresh_token"]).flatMap { provider.signer.verify($0) }
+        let clientId = fields["client_id"] ?? hint?.aud
+        if let hint, let clientId, hint.aud != clientId {
+            throw RequestRefusal.invalidRequest("the token hint was issued to another client")
+        }
+        var redirect: String?
+        if let target = fields["post_logout_redirect_uri"] {
+            guard let clientId, let client = provider.client(clientId), RedirectURI.isRegistered(target, for: client)
+            else {
+                throw RequestRefusal.invalidRequest("post_logout_redirect_uri is not registered for this client")
+            }
+            redirect = RedirectURI.appending([("state", fields["state"])], to: target)
+        }
+        if let hint, hint.iss == provider.issuer {
+            try provider.sessions.revoke(sessionId: hint.sid)
+        }
+        if let redirect {
+            return .redirect(to: redirect)
+        }
+        return .text("You are logged out.\n")
+    }
+
+    // MARK: Userinfo
+
+    private func userinfo(_ request: Request) -> Response {
+        let unauthorized = Response(
+            status: .unauthorized,
+            headers: [.wwwAuthenticate: #"Bearer error="invalid_token""#]
+        )
+        guard let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer "),
+            let claims = provider.signer.verify(String(authorization.dropFirst("Bearer ".count))),
+            claims.typ == "Bearer", claims.iss == provider.issuer,
+            Double(claims.exp) > now.timeIntervalSince1970,
+            !provider.sessions.isAccessTokenRevoked(claims.jti),
+            let session = provider.sessions.session(claims.sid), !session.revoked
+        else { return unauthorized }
+        return .json([
+            "sub": claims.sub, "preferred_username": session.username, "login_provider": claims.loginProvider,
+        ])
+    }
+}
+
+extension Character {
+    /// A letter, digit, `-` or `_`: the base64url alphabet without padding.
+    var isBase64URLCharacter: Bool {
+        isASCII && (isLetter || isNumber || self == "-" || self == "_")
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import GRDB
+import VaultCrypto
+
+/// The claims of every token this provider issues (access, id and refresh tokens alike).
+struct TokenClaims: Codable, Sendable {
+    /// `Bearer` for an access token, `ID` for an id token, `Refresh` for a refresh token (as Keycloak).
+    var typ: String
+    var iss: String
+    var sub: String
+    var aud: String
+    var azp: String
+    var exp: Int
+    var iat: Int
+    var jti: String
+    var scope: String
+    var loginProvider: String
+    /// The session, which is also the refresh-token family.
+    var sid: String
+    var preferredUsername: String?
+    var nonce: String?
+    var authTime: Int?
+    var familyId: String?
+
+    enum CodingKeys: String, CodingKey {
+        case typ, iss, sub, aud, azp, exp, iat, jti, scope, sid, nonce
+        case loginProvider = "login_provider"
+        case preferredUsername = "preferred_username"
+        case authTime = "auth_time"
+        case familyId = "family_id"
+    }
+}
+
+/// Signs and verifies compact JWS tokens with the provider's Ed25519 key (alg EdDSA, RFC 8037).
+struct TokenSigner: Sendable {
+    let signingKey: Ed25519SigningKey
+    /// The key's RFC 7638 thumbprint, used as `kid`.
+    let keyId: String
+    private let encodedHeader: String
+
+    init(signingKey: Ed25519SigningKey) {
+        self.signingKey = signingKey
+        let x = Base64URL.encode(signingKey.publicKey)
+        // RFC 7638: the required members in lexicographic order, no whitespace.
+        keyId = Base64URL.encode(SHA256.hash(Data(#"{"crv":"Ed25519","kty":"OKP","x":"\#(x)"}"#.utf8)))
+        encodedHeader = Base64URL.encode(Data(#"{"alg":"EdDSA","kid":"\#(keyId)","typ":"JWT"}"#.utf8))
+    }
+
+    /// The signing key, from its seed in the database; a new one is made and stored on first start.
+    static func loadOrCreate(in state: StateStore) throws -> TokenSigner {
+        let seed: Data = try state.database.write { db in
+            if let seed = try Data.fetchOne(db, sql: "SELECT seed FROM signing_key WHERE id = 1") {
+                return seed
+            }
+            let seed = SecureRandom.bytes(count: 32)
+            try db.execute(sql: "INSERT INTO signing_key (id, seed) VALUES (1, ?)", arguments: [seed])
+            return seed
+        }
+        return TokenSigner(signingKey: try Ed25519SigningKey(seed: SecureBytes(seed)))
+    }
+
+    /// The public key as a JSON Web Key Set.
+    var jwks: [String: [[String: String]]] {
+        [
+            "keys": [
+                [
+                    "kty": "OKP", "crv": "Ed25519", "x": Base64URL.encode(signingKey.publicKey), "kid": keyId,
+                    "use": "sig", "alg": "EdDSA",
+                ]
+            ]
+        ]
+    }
+
+    func sign(_ claims: TokenClaims) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding a struct of strings and integers cannot fail.
+        let payload = Base64URL.encode((try? encoder.encode(claims)) ?? Data())
+        let signingInput = encodedHeader + "." + payload
+        return signingInput + "." + Base64URL.encode(signingKey.signature(for: Data(signingInput.utf8)))
+    }
+
+    /// The claims of a token this signer issued, `nil` for anything else; expiry is not checked here.
+    func verify(_ token: String) -> TokenClaims? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == encodedHeader,
+            let signature = try? Base64URL.decode(parts[2]),
+            Ed25519.isValidSignature(
+                signature,
+                for: Data(token[..<parts[2].startIndex].dropLast().utf8),
+                publicKey: signingKey.publicKey
+            ),
+            let payload = try? Base64URL.decode(parts[1])
+        else { return nil }
+        return try? JSONDecoder().decode(TokenClaims.self, from: payload)
+    }
+}
