@@ -37,7 +37,11 @@ public actor Auth {
     private var pendingRedirect: (prefix: String, continuation: CheckedContinuation<URL, Never>)?
 
     /// An auth over `userStorage` (use ``Vault`` to build both from one configuration).
-    public init(configuration: VaultConfiguration, userStorage: UserStorage, transport: any HTTPTransport = URLSessionTransport()) {
+    public init(
+        configuration: VaultConfiguration,
+        userStorage: UserStorage,
+        transport: any HTTPTransport = URLSessionTransport()
+    ) {
         self.configuration = configuration
         self.userStorage = userStorage
         self.transport = transport
@@ -75,7 +79,10 @@ public actor Auth {
 
     /// Like ``loginWithPassword(userId:password:storeNewRefreshToken:)`` with the device secret instead of
     /// the password (THP's biometric login).
-    public func loginWithDeviceUnlock(userId: String? = nil, storeNewRefreshToken: Bool = true) async throws(VaultError) -> JWT {
+    public func loginWithDeviceUnlock(
+        userId: String? = nil,
+        storeNewRefreshToken: Bool = true
+    ) async throws(VaultError) -> JWT {
         let userId = try await resolveUser(userId)
         let lock = try await userStorage.sessionLock()
         defer { withExtendedLifetime(lock) {} }
@@ -156,7 +163,8 @@ public actor Auth {
     }
 
     /// One refresh_token grant; a rotated refresh token is persisted (when `vault` is given) before returning.
-    private func redeem(_ refreshToken: RefreshToken, vault: UserStorage.Session?) async throws(VaultError) -> Redeemed {
+    private func redeem(_ refreshToken: RefreshToken, vault: UserStorage.Session?) async throws(VaultError) -> Redeemed
+    {
         let endpoint = try await tokenEndpoint()
         let response: TokenResponse
         do {
@@ -316,7 +324,11 @@ public actor Auth {
         let endpoint = try await tokenEndpoint()
         let response: TokenResponse
         do {
-            response = try await endpoint.exchange(code: code, verifier: pkce.verifier, redirectURI: redirectURI.absoluteString)
+            response = try await endpoint.exchange(
+                code: code,
+                verifier: pkce.verifier,
+                redirectURI: redirectURI.absoluteString
+            )
         } catch .refreshTokenExpired {
             throw .auth(.openIDConnectFailed(reason: "the issuer refused the authorization code (invalid_grant)"))
         } catch {
@@ -357,7 +369,9 @@ public actor Auth {
         let items = URLComponents(url: redirect, resolvingAgainstBaseURL: false)?.queryItems ?? []
         func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
         guard value("state") == state else {
-            throw .auth(.openIDConnectFailed(reason: "the redirect's state does not match this login (possible forgery)"))
+            throw .auth(
+                .openIDConnectFailed(reason: "the redirect's state does not match this login (possible forgery)")
+            )
         }
         if let error = value("error") {
             let detail = value("error_description").map { ": \($0.prefix(200))" } ?? ""
@@ -372,7 +386,9 @@ public actor Auth {
     private func userId(from response: TokenResponse, nonce: String) throws(VaultError) -> String {
         guard let idToken = response.idToken else {
             do { return try JWT(token: response.accessToken).userId } catch {
-                throw .auth(.failedToGetAccessToken(reason: "neither an id token nor a JWT access token names the user"))
+                throw .auth(
+                    .failedToGetAccessToken(reason: "neither an id token nor a JWT access token names the user")
+                )
             }
         }
         let jwt: JWT

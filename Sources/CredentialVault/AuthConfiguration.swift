@@ -73,7 +73,10 @@ public struct Vault: Sendable {
 
     /// Builds both parts over HTTP (URLSession by default).
     /// - Throws: ``VaultError`` when the issuer or key service URL is neither https nor loopback.
-    public init(configuration: VaultConfiguration, transport: any HTTPTransport = URLSessionTransport()) throws(VaultError) {
+    public init(
+        configuration: VaultConfiguration,
+        transport: any HTTPTransport = URLSessionTransport()
+    ) throws(VaultError) {
         guard configuration.issuer.isSecureOrLoopback else {
             throw .auth(.invalidConfiguration(reason: "the issuer must use https (http only for loopback hosts)"))
         }

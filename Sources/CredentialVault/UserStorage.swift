@@ -15,7 +15,12 @@ public actor UserStorage {
     enum FileKind: String {
         case envelope = "vault"
         case device = "device"
+        case attempts = "attempts"
     }
+
+    /// The key service locks a key on the third wrong secret in a row, yet answers that attempt with a
+    /// plain 401; this many local failures in a row mean the key is now locked.
+    static let attemptsBeforeLock = 3
 
     private let keyService: any KeyService
     private let store: FileStore
@@ -132,6 +137,7 @@ public actor UserStorage {
             try store.withLock { () throws(SecureStorageError) in
                 try store.remove(Self.fileName(userId: userId, kind: .envelope))
                 try store.remove(Self.fileName(userId: userId, kind: .device))
+                try store.remove(Self.fileName(userId: userId, kind: .attempts))
             }
         }
     }
@@ -187,7 +193,7 @@ public actor UserStorage {
         }
         let authSecret = derived.slice(0..<32)
         let wrapKey = derived.slice(32..<64)
-        let key = try await keyServiceCall { () async throws(KeyServiceError) in
+        let key = try await countingAttempts(userId: userId) { () async throws(KeyServiceError) in
             try await keyService.getKey(keyId: envelope.keyId, secret: authSecret.base64URLEncoded())
         }
         return try open(envelope, key: key, wrapKey: wrapKey, longSecret: key.longSecret)
@@ -218,11 +224,11 @@ public actor UserStorage {
         let longSecret = SecureBytes(Data(stored.longSecret.utf8))
         let key: KeyServiceKey
         do {
-            key = try await keyService.getKey(keyId: envelope.keyId, longSecret: longSecret)
-        } catch .badPassword {
+            key = try await countingAttempts(userId: userId) { () async throws(KeyServiceError) in
+                try await keyService.getKey(keyId: envelope.keyId, longSecret: longSecret)
+            }
+        } catch .storage(.encryptedStorageFailed(.keyServiceFailed(.badPassword))) {
             throw .storage(.deviceUnlockFailed(reason: "the key service refused the device secret"))
-        } catch {
-            throw .storage(.encryptedStorageFailed(.keyServiceFailed(error)))
         }
         return try open(envelope, key: key, wrapKey: SecureBytes(wrapKeyData), longSecret: longSecret)
     }
@@ -249,7 +255,10 @@ public actor UserStorage {
     }
 
     /// Seals `refreshToken` under a new password and returns the session that can seal its successors.
-    func storeReturningSession(_ refreshToken: RefreshToken, withNewPassword password: String) async throws(VaultError) -> Session {
+    func storeReturningSession(
+        _ refreshToken: RefreshToken,
+        withNewPassword password: String
+    ) async throws(VaultError) -> Session {
         let created = try await storeWithNewPassword(refreshToken, password: password)
         return Session(
             userId: refreshToken.userId,
@@ -332,6 +341,7 @@ public actor UserStorage {
             try store.withLock { () throws(SecureStorageError) in
                 try refuseUnreadableFormat(name)
                 try store.write(envelope.encoded(), to: name)
+                try store.remove(Self.fileName(userId: refreshToken.userId, kind: .attempts))
             }
             // The old device secret belonged to the old key.
             try deviceSecrets.remove(for: refreshToken.userId)
@@ -462,6 +472,36 @@ public actor UserStorage {
     private func crypto<T>(_ body: () async throws(CryptoError) -> T) async throws(VaultError) -> T {
         do { return try await body() } catch {
             throw .storage(.encryptedStorageFailed(.unexpectedData(reason: "key derivation failed: \(error.reason)")))
+        }
+    }
+
+    /// Runs a `key` call and keeps the count of wrong secrets in a row: a success resets it, a 401 raises
+    /// it, and the 401 that reaches ``attemptsBeforeLock`` is reported as the lock it caused.
+    private func countingAttempts(
+        userId: String,
+        _ call: () async throws(KeyServiceError) -> KeyServiceKey
+    ) async throws(VaultError) -> KeyServiceKey {
+        let name = Self.fileName(userId: userId, kind: .attempts)
+        let result: Result<KeyServiceKey, KeyServiceError>
+        do { result = .success(try await call()) } catch { result = .failure(error) }
+        switch result {
+        case .success(let key):
+            try storage { () throws(SecureStorageError) in
+                try store.withLock { () throws(SecureStorageError) in try store.remove(name) }
+            }
+            return key
+        case .failure(.badPassword):
+            let count = try storage { () throws(SecureStorageError) -> Int in
+                try store.withLock { () throws(SecureStorageError) -> Int in
+                    let previous = try store.read(name).flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
+                    try store.write(Data(String(previous + 1).utf8), to: name)
+                    return previous + 1
+                }
+            }
+            let error: KeyServiceError = count >= Self.attemptsBeforeLock ? .keyLocked : .badPassword
+            throw .storage(.encryptedStorageFailed(.keyServiceFailed(error)))
+        case .failure(let error):
+            throw .storage(.encryptedStorageFailed(.keyServiceFailed(error)))
         }
     }
 

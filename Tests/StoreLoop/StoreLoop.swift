@@ -35,8 +35,7 @@ enum StoreLoop {
                     RefreshToken(token: "token-\(count)", userId: userId),
                     withExistingPassword: password
                 )
-                print("stored \(count)")
-                fflush(stdout)
+                FileHandle.standardOutput.write(Data("stored \(count)\n".utf8))
             }
         } catch {
             FileHandle.standardError.write(Data("vault-store-loop: \(error)\n".utf8))

@@ -110,7 +110,10 @@ public final class URLSessionTransport: HTTPTransport {
         urlRequest.httpBody = request.body
         let host = request.url.host ?? request.url.absoluteString
         do {
-            let (data, response) = try await session.data(for: urlRequest)
+            let prepared = urlRequest
+            let (data, response) = try await withTimeout(request.timeout, host: host) {
+                try await self.session.data(for: prepared)
+            }
             guard let http = response as? HTTPURLResponse else {
                 throw TransportError(kind: .noResponse, host: host, reason: "the answer was not HTTP")
             }
@@ -122,11 +125,29 @@ public final class URLSessionTransport: HTTPTransport {
         } catch let error as TransportError {
             throw error
         } catch let error as URLError where error.code == .timedOut {
-            throw TransportError(kind: .timedOut, host: host, reason: "timed out after \(Int(request.timeout)) s")
+            throw TransportError(kind: .timedOut, host: host, reason: "timed out after \(request.timeout) s")
         } catch let error as URLError {
             throw TransportError(kind: .noResponse, host: host, reason: Self.reason(error))
         } catch {
             throw TransportError(kind: .noResponse, host: host, reason: "\(type(of: error))")
+        }
+    }
+
+    /// FoundationNetworking does not enforce `URLRequest.timeoutInterval` on every path, so the whole
+    /// exchange races a timer here and the loser is cancelled.
+    private func withTimeout<T: Sendable>(
+        _ seconds: TimeInterval,
+        host: String,
+        _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        try await withThrowingTaskGroup(of: T.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try await Task.sleep(for: .seconds(seconds))
+                throw TransportError(kind: .timedOut, host: host, reason: "timed out after \(seconds) s")
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
         }
     }
 

@@ -91,11 +91,16 @@ final class LoopbackRedirectReceiver: Sendable {
             if client < 0 { continue }
             defer { close(client) }
             guard let target = readRequestTarget(client) else { continue }
-            guard target.hasPrefix(path) && (target.count == path.count || target.dropFirst(path.count).first == "?") else {
+            guard target.hasPrefix(path) && (target.count == path.count || target.dropFirst(path.count).first == "?")
+            else {
                 respond(client, status: "404 Not Found", body: "Not found.")
                 continue
             }
-            respond(client, status: "200 OK", body: "The login is complete. You can close this window and return to the app.")
+            respond(
+                client,
+                status: "200 OK",
+                body: "The login is complete. You can close this window and return to the app."
+            )
             guard let url = URL(string: "http://127.0.0.1:\(port)\(target)") else {
                 return .failure(.openIDConnectFailed(reason: "the redirect URL is malformed"))
             }

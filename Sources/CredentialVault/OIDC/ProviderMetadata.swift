@@ -30,18 +30,23 @@ struct Discovery: Sendable {
     func metadata(for issuer: URL) async throws(AuthError) -> ProviderMetadata {
         let document = try await fetch(Self.openIDConfigurationURL(issuer))
         guard let issuerText = document.issuer, Self.sameIssuer(issuerText, issuer) else {
-            throw .failedToDiscoverConfiguration(reason: "the document names another issuer than \(issuer.absoluteString)")
+            throw .failedToDiscoverConfiguration(
+                reason: "the document names another issuer than \(issuer.absoluteString)"
+            )
         }
         guard let authorization = Self.endpoint(document.authorization_endpoint),
             let token = Self.endpoint(document.token_endpoint)
         else {
-            throw .failedToDiscoverConfiguration(reason: "authorization_endpoint or token_endpoint is missing or not https")
+            throw .failedToDiscoverConfiguration(
+                reason: "authorization_endpoint or token_endpoint is missing or not https"
+            )
         }
         var revocation = Self.endpoint(document.revocation_endpoint)
         if revocation == nil {
             // django-oauth-toolkit, among others, lists revocation only in its RFC 8414 metadata.
             for url in Self.authorizationServerURLs(issuer) {
-                if let other = try? await fetch(url), let issuerText = other.issuer, Self.sameIssuer(issuerText, issuer) {
+                if let other = try? await fetch(url), let issuerText = other.issuer, Self.sameIssuer(issuerText, issuer)
+                {
                     revocation = Self.endpoint(other.revocation_endpoint)
                     if revocation != nil { break }
                 }

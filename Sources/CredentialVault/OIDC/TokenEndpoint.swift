@@ -55,7 +55,9 @@ struct TokenEndpoint: Sendable {
             throw .networkError(host: error.host, reason: error.reason)
         }
         if response.status == 200 {
-            guard let success = try? JSONDecoder().decode(Success.self, from: response.body), !success.access_token.isEmpty else {
+            guard let success = try? JSONDecoder().decode(Success.self, from: response.body),
+                !success.access_token.isEmpty
+            else {
                 throw .failedToGetAccessToken(reason: "the token endpoint's answer does not decode")
             }
             return TokenResponse(
@@ -75,7 +77,9 @@ struct TokenEndpoint: Sendable {
 
 /// application/x-www-form-urlencoded, as RFC 6749 appendix B asks.
 enum FormEncoding {
-    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+    )
 
     static func encode(_ fields: [String: String]) -> String {
         fields.sorted { $0.key < $1.key }

@@ -122,7 +122,10 @@ struct FileStore: Sendable {
     /// Removes `name`; a missing file is not an error.
     func remove(_ name: String) throws(SecureStorageError) {
         let file = filePath(name)
-        if unlink(file) != 0 && errno != ENOENT { throw ioError("remove", file) }
+        if unlink(file) != 0 {
+            if errno == ENOENT { return }
+            throw ioError("remove", file)
+        }
         try syncDirectory()
     }
 
@@ -197,7 +200,10 @@ final class SessionLock: Sendable {
     }
 
     /// Waits (without blocking a thread) until the store's session lock is free, then holds it until released.
-    static func acquire(in store: FileStore, timeout: Duration = .seconds(60)) async throws(SecureStorageError) -> SessionLock {
+    static func acquire(
+        in store: FileStore,
+        timeout: Duration = .seconds(60)
+    ) async throws(SecureStorageError) -> SessionLock {
         try store.prepare()
         let path = store.directory.path + "/.session.lock"
         let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)

@@ -1,5 +1,6 @@
 import CredentialVault
 import Foundation
+import KeyServiceMock
 import Testing
 
 @Suite("envelopes on disk")
