@@ -28,6 +28,21 @@ public actor Auth {
         var vault: UserStorage.Session?
     }
 
+    /// How long the steps of a password login took: what the login benchmark reports.
+    public struct LoginTimings: Sendable {
+        /// Argon2id.
+        public let keyDerivation: Duration
+        /// The key service's `key` call.
+        public let keyService: Duration
+        /// The refresh_token grant.
+        public let tokenEndpoint: Duration
+        /// Sealing the rotated refresh token and writing the envelope (zero when nothing rotated).
+        public let sealAndWrite: Duration
+    }
+
+    /// The timings of the last password login, for diagnostics and benchmarks.
+    public private(set) var lastLoginTimings: LoginTimings?
+
     private let configuration: VaultConfiguration
     private let userStorage: UserStorage
     private let transport: any HTTPTransport
@@ -98,6 +113,14 @@ public actor Auth {
     ) async throws(VaultError) -> JWT {
         endSession()
         let redeemed = try await redeem(refreshToken, vault: persist ? vault : nil)
+        if let timings = vault.timings {
+            lastLoginTimings = LoginTimings(
+                keyDerivation: timings.kdf,
+                keyService: timings.keyService,
+                tokenEndpoint: redeemed.tokenEndpointTime,
+                sealAndWrite: redeemed.persistTime
+            )
+        }
         session = Session(
             userId: userId,
             refreshToken: redeemed.refreshToken,
@@ -160,18 +183,23 @@ public actor Auth {
         let accessToken: JWT
         let refreshToken: RefreshToken
         let expiry: Date?
+        let tokenEndpointTime: Duration
+        let persistTime: Duration
     }
 
     /// One refresh_token grant; a rotated refresh token is persisted (when `vault` is given) before returning.
     private func redeem(_ refreshToken: RefreshToken, vault: UserStorage.Session?) async throws(VaultError) -> Redeemed
     {
         let endpoint = try await tokenEndpoint()
+        let clock = ContinuousClock()
+        let started = clock.now
         let response: TokenResponse
         do {
             response = try await endpoint.refresh(refreshToken.token)
         } catch {
             throw .auth(error)
         }
+        let answered = clock.now
         let rotated = response.refreshToken.map { RefreshToken(token: $0, userId: refreshToken.userId) }
         if let rotated, rotated != refreshToken, let vault {
             try await userStorage.persist(rotated, session: vault)
@@ -180,7 +208,9 @@ public actor Auth {
         return Redeemed(
             accessToken: accessToken,
             refreshToken: rotated ?? refreshToken,
-            expiry: expiry(of: accessToken, response)
+            expiry: expiry(of: accessToken, response),
+            tokenEndpointTime: answered - started,
+            persistTime: clock.now - answered
         )
     }
 

@@ -180,6 +180,8 @@ public actor UserStorage {
         let dataKey: SecureBytes
         let wrapKey: SecureBytes
         let longSecret: SecureBytes?
+        /// How long the password steps took (for ``Auth/lastLoginTimings``).
+        var timings: (kdf: Duration, keyService: Duration)?
     }
 
     func openSession(
@@ -188,15 +190,16 @@ public actor UserStorage {
     ) async throws(VaultError) -> (refreshToken: RefreshToken, session: Session) {
         let envelope = try requireEnvelope(userId: userId)
         let parameters = try crypto { () throws(CryptoError) in try envelope.parameters() }
-        let derived = try await crypto { () async throws(CryptoError) in
-            try await Argon2id.deriveKey(password: password, parameters: parameters, outputLength: 64)
-        }
-        let authSecret = derived.slice(0..<32)
-        let wrapKey = derived.slice(32..<64)
+        let clock = ContinuousClock()
+        let started = clock.now
+        let (authSecret, wrapKey) = try await deriveSecrets(password, parameters)
+        let derived = clock.now
         let key = try await countingAttempts(userId: userId) { () async throws(KeyServiceError) in
             try await keyService.getKey(keyId: envelope.keyId, secret: authSecret.base64URLEncoded())
         }
-        return try open(envelope, key: key, wrapKey: wrapKey, longSecret: key.longSecret)
+        var opened = try open(envelope, key: key, wrapKey: wrapKey, longSecret: key.longSecret)
+        opened.session.timings = (kdf: derived - started, keyService: clock.now - derived)
+        return opened
     }
 
     func openSessionViaDeviceUnlock(
@@ -315,11 +318,7 @@ public actor UserStorage {
         let parameters = try crypto { () throws(CryptoError) in
             try Argon2idParameters.generate(opsLimit: opsLimit, memLimitBytes: memLimitBytes)
         }
-        let derived = try await crypto { () async throws(CryptoError) in
-            try await Argon2id.deriveKey(password: password, parameters: parameters, outputLength: 64)
-        }
-        let authSecret = derived.slice(0..<32)
-        let wrapKey = derived.slice(32..<64)
+        let (authSecret, wrapKey) = try await deriveSecrets(password, parameters)
         let key = try await keyServiceCall { () async throws(KeyServiceError) in
             try await keyService.createKey(secret: authSecret.base64URLEncoded())
         }
@@ -469,8 +468,15 @@ public actor UserStorage {
         }
     }
 
-    private func crypto<T>(_ body: () async throws(CryptoError) -> T) async throws(VaultError) -> T {
-        do { return try await body() } catch {
+    /// Argon2id's 64 bytes: the first half is sent (as the key-service secret), the second never leaves.
+    private func deriveSecrets(
+        _ password: String,
+        _ parameters: Argon2idParameters
+    ) async throws(VaultError) -> (authSecret: SecureBytes, wrapKey: SecureBytes) {
+        do {
+            let derived = try await Argon2id.deriveKey(password: password, parameters: parameters, outputLength: 64)
+            return (derived.slice(0..<32), derived.slice(32..<64))
+        } catch {
             throw .storage(.encryptedStorageFailed(.unexpectedData(reason: "key derivation failed: \(error.reason)")))
         }
     }

@@ -1,0 +1,220 @@
+import CredentialVault
+import Foundation
+import KeyServiceMock
+import Testing
+
+@Suite("Auth against KeyServiceMock's identity provider (real HTTP)")
+struct AuthTests {
+    @Test("the code flow returns the user id, and a password login afterwards returns a fresh access token")
+    func registerThenLogin() async throws {
+        let fixture = try await AuthFixture.start()
+        defer { Task { await fixture.stop() } }
+        let userId = try await fixture.register()
+        #expect(userId == "demo-user")
+        #expect(await fixture.vault.auth.currentUserId == "demo-user")
+
+        let restarted = try fixture.restarted()
+        let token = try await restarted.auth.loginWithPassword(password: AuthFixture.password)
+        #expect(token.userId == "demo-user")
+        #expect(token.issuer == fixture.server.issuer.absoluteString)
+        #expect(await restarted.auth.isLoggedIn)
+        let timings = try #require(await restarted.auth.lastLoginTimings)
+        #expect(timings.keyDerivation > .zero && timings.tokenEndpoint > .zero && timings.sealAndWrite > .zero)
+    }
+
+    @Test("1,000 concurrent getAccessToken calls on an expired token make one token request and share its token")
+    func singleFlight() async throws {
+        let fixture = try await AuthFixture.start(accessTokenLifetime: 300)
+        defer { Task { await fixture.stop() } }
+        try await fixture.register()
+        let auth = fixture.vault.auth
+        let first = try await auth.loginWithPassword(password: AuthFixture.password)
+        fixture.clock.advance(by: 600)
+        let before = fixture.transport.count(endingWith: "/token")
+
+        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<1000 { group.addTask { try await auth.getAccessToken().token } }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(fixture.transport.count(endingWith: "/token") - before == 1)
+        #expect(tokens.count == 1000)
+        #expect(Set(tokens).count == 1)
+        #expect(tokens[0] != first.token)
+        // Still valid: no further request.
+        _ = try await auth.getAccessToken()
+        #expect(fixture.transport.count(endingWith: "/token") - before == 1)
+    }
+
+    @Test("the cached token is returned while valid for the leeway, and refreshed inside it")
+    func leeway() async throws {
+        let fixture = try await AuthFixture.start(accessTokenLifetime: 300, leeway: 60)
+        defer { Task { await fixture.stop() } }
+        try await fixture.register()
+        let auth = fixture.vault.auth
+        let first = try await auth.loginWithPassword(password: AuthFixture.password)
+        fixture.clock.advance(by: 200)
+        #expect(try await auth.getAccessToken().token == first.token)
+        fixture.clock.advance(by: 50)  // 50 s left, under the 60 s leeway
+        #expect(try await auth.getAccessToken().token != first.token)
+        let forced = try await auth.getAccessToken(forceRefresh: true)
+        #expect(try await auth.getAccessToken().token == forced.token)
+    }
+
+    @Test("a rotated refresh token is persisted: after a refresh and a restart, password login still works")
+    func rotationPersisted() async throws {
+        let fixture = try await AuthFixture.start()
+        defer { Task { await fixture.stop() } }
+        try await fixture.register()
+        let auth = fixture.vault.auth
+        _ = try await auth.loginWithPassword(password: AuthFixture.password)
+        let beforeRefresh = try #require(await auth.refreshToken)
+        _ = try await auth.getAccessToken(forceRefresh: true)
+        _ = try await auth.getAccessToken(forceRefresh: true)
+        let latest = try #require(await auth.refreshToken)
+        #expect(latest != beforeRefresh)
+
+        // The issuer rejects reuse: an older token is dead, so only a persisted latest one can log in.
+        let restarted = try fixture.restarted()
+        let token = try await restarted.auth.loginWithPassword(password: AuthFixture.password)
+        #expect(token.userId == "demo-user")
+        let reuse = try await fixture.redeemDirectly(beforeRefresh.token)
+        #expect(reuse.status == 400 && reuse.body.contains("invalid_grant"))
+    }
+
+    @Test("logout revokes: the issuer then rejects the old refresh token; clearUser deletes the envelope")
+    func logoutRevokes() async throws {
+        let fixture = try await AuthFixture.start()
+        defer { Task { await fixture.stop() } }
+        try await fixture.register()
+        let auth = fixture.vault.auth
+        _ = try await auth.loginWithPassword(password: AuthFixture.password)
+        let refreshToken = try #require(await auth.refreshToken)
+        try await auth.logout(clearUser: true)
+        #expect(await !auth.isLoggedIn)
+        #expect(await auth.refreshToken == nil)
+        #expect(fixture.transport.count(endingWith: "/revoke") == 1)
+        let after = try await fixture.redeemDirectly(refreshToken.token)
+        #expect(after.status == 400 && after.body.contains("invalid_grant"))
+        #expect(try await fixture.vault.userStorage.availableUserIds.isEmpty)
+        await #expect(throws: VaultError.self) { try await auth.getAccessToken() }
+    }
+
+    @Test("when revocation cannot reach the issuer, logout says so and still clears local data")
+    func logoutOffline() async throws {
+        let fixture = try await AuthFixture.start()
+        defer { Task { await fixture.stop() } }
+        try await fixture.register()
+        let auth = fixture.vault.auth
+        _ = try await auth.loginWithPassword(password: AuthFixture.password)
+        fixture.server.faults.set(.dropConnection, for: .all)
+        let error = await #expect(throws: VaultError.self) { try await auth.logout(clearUser: true) }
+        guard case .auth(.revocationFailed) = error else {
+            Issue.record("expected revocationFailed, got \(String(describing: error))")
+            return
+        }
+        #expect(await !auth.isLoggedIn)
+        #expect(try await fixture.vault.userStorage.availableUserIds.isEmpty)
+    }
+
+    @Test("invalid_grant from the token endpoint is refreshTokenExpired and ends the session")
+    func invalidGrant() async throws {
+        let fixture = try await AuthFixture.start()
+        defer { Task { await fixture.stop() } }
+        try await fixture.register()
+        let auth = fixture.vault.auth
+        _ = try await auth.loginWithPassword(password: AuthFixture.password)
+        // Revoke the family behind the session's back (as an administrator or another device's logout would).
+        let current = try #require(await auth.refreshToken)
+        let revoked = try await Browser.postForm(
+            fixture.server.issuer.appending(path: "protocol/openid-connect/revoke"),
+            ["client_id": "vault", "token": current.token]
+        )
+        #expect(revoked.status == 200)
+
+        let error = await #expect(throws: VaultError.self) { try await auth.getAccessToken(forceRefresh: true) }
+        guard case .auth(.refreshTokenExpired) = error else {
+            Issue.record("expected refreshTokenExpired, got \(String(describing: error))")
+            return
+        }
+        #expect(await !auth.isLoggedIn)
+        let again = await #expect(throws: VaultError.self) { try await auth.getAccessToken() }
+        guard case .auth(.notLoggedIn) = again else {
+            Issue.record("expected notLoggedIn, got \(String(describing: again))")
+            return
+        }
+    }
+
+    @Test("token endpoint failures are typed: unreachable, HTTP 500, undecodable 200")
+    func tokenEndpointErrors() async throws {
+        let fixture = try await AuthFixture.start()
+        defer { Task { await fixture.stop() } }
+        try await fixture.register()
+        let auth = fixture.vault.auth
+        _ = try await auth.loginWithPassword(password: AuthFixture.password)
+
+        fixture.server.faults.set(.internalServerError, for: .tokenEndpoint)
+        let serverError = await #expect(throws: VaultError.self) { try await auth.getAccessToken(forceRefresh: true) }
+        guard case .auth(.failedToGetAccessToken) = serverError else {
+            Issue.record("expected failedToGetAccessToken, got \(String(describing: serverError))")
+            return
+        }
+        fixture.server.faults.set(.undecodableBody, for: .tokenEndpoint)
+        let garbage = await #expect(throws: VaultError.self) { try await auth.getAccessToken(forceRefresh: true) }
+        guard case .auth(.failedToGetAccessToken) = garbage else {
+            Issue.record("expected failedToGetAccessToken, got \(String(describing: garbage))")
+            return
+        }
+        fixture.server.faults.set(.dropConnection, for: .tokenEndpoint)
+        let dropped = await #expect(throws: VaultError.self) { try await auth.getAccessToken(forceRefresh: true) }
+        guard case .auth(.networkError(let host, _)) = dropped else {
+            Issue.record("expected networkError, got \(String(describing: dropped))")
+            return
+        }
+        #expect(host == "127.0.0.1")
+        // The session survived the failures and refreshes once the issuer answers again.
+        fixture.server.faults.set(nil, for: .tokenEndpoint)
+        #expect(await auth.isLoggedIn)
+        _ = try await auth.getAccessToken(forceRefresh: true)
+    }
+
+    @Test("discovery is fetched once and cached across logins and refreshes")
+    func discoveryCached() async throws {
+        let fixture = try await AuthFixture.start()
+        defer { Task { await fixture.stop() } }
+        try await fixture.register()
+        _ = try await fixture.vault.auth.loginWithPassword(password: AuthFixture.password)
+        _ = try await fixture.vault.auth.getAccessToken(forceRefresh: true)
+        _ = try await fixture.vault.auth.loginWithPassword(password: AuthFixture.password)
+        #expect(fixture.transport.count(endingWith: "/openid-configuration") == 1)
+    }
+
+    @Test("wrong passwords through Auth: isWrongPassword, then locked on the third, right one refused after")
+    func lockoutThroughAuth() async throws {
+        let fixture = try await AuthFixture.start()
+        defer { Task { await fixture.stop() } }
+        try await fixture.register()
+        let auth = fixture.vault.auth
+        for attempt in 1...3 {
+            let error = await #expect(throws: VaultError.self) {
+                try await auth.loginWithPassword(password: "wrong \(attempt)")
+            }
+            #expect(error?.isWrongPassword == (attempt < 3))
+            #expect(error?.isKeyLocked == (attempt == 3))
+        }
+        let error = await #expect(throws: VaultError.self) {
+            try await auth.loginWithPassword(password: AuthFixture.password)
+        }
+        #expect(error?.isKeyLocked == true)
+        #expect(fixture.transport.count(endingWith: "/token") == 1)  // only the code exchange
+    }
+
+    @Test("device unlock logs in without the password")
+    func deviceUnlockLogin() async throws {
+        let fixture = try await AuthFixture.start()
+        defer { Task { await fixture.stop() } }
+        let userId = try await fixture.register()
+        try await fixture.vault.userStorage.enableDeviceUnlock(userId: userId, password: AuthFixture.password)
+        let token = try await fixture.restarted().auth.loginWithDeviceUnlock()
+        #expect(token.userId == userId)
+    }
+}

@@ -1,0 +1,121 @@
+import CredentialVault
+import Foundation
+import KeyServiceMock
+import Synchronization
+
+/// Counts the requests that go through the real URLSession transport, by URL path.
+final class CountingTransport: HTTPTransport {
+    private let inner = URLSessionTransport()
+    private let counts = Mutex<[String: Int]>([:])
+
+    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        counts.withLock { $0[request.url.path, default: 0] += 1 }
+        return try await inner.send(request)
+    }
+
+    /// Requests so far whose path ends with `suffix`.
+    func count(endingWith suffix: String) -> Int {
+        counts.withLock { $0.filter { $0.key.hasSuffix(suffix) }.values.reduce(0, +) }
+    }
+}
+
+/// KeyServiceMock as key service and issuer, on a manual clock shared with the vault, and a Vault over it.
+struct AuthFixture {
+    let server: KeyServiceMockServer
+    let clock: ManualClock
+    let root: URL
+    let transport: CountingTransport
+    let configuration: VaultConfiguration
+    let vault: Vault
+
+    static let password = "auth fixture password"
+
+    static func start(accessTokenLifetime: TimeInterval = 300, leeway: TimeInterval = 60) async throws -> AuthFixture {
+        let clock = ManualClock()
+        var mock = KeyServiceMockConfiguration()
+        mock.now = clock.dateProvider
+        mock.accessTokenLifetime = accessTokenLifetime
+        let server = try await KeyServiceMockServer.start(mock)
+        let root = try TemporaryDirectory.make()
+        let configuration = VaultConfiguration(
+            issuer: server.issuer,
+            clientId: "vault",
+            keyServiceURL: server.keyServiceURL,
+            storeDirectory: root.appending(path: "store"),
+            leeway: leeway,
+            opsLimit: VaultFixture.opsLimit,
+            memLimitBytes: VaultFixture.memLimitBytes,
+            now: clock.dateProvider
+        )
+        let transport = CountingTransport()
+        return AuthFixture(
+            server: server,
+            clock: clock,
+            root: root,
+            transport: transport,
+            configuration: configuration,
+            vault: try Vault(configuration: configuration, transport: transport)
+        )
+    }
+
+    /// A second Vault on the same store, issuer and key service: the same app after a restart.
+    func restarted() throws -> Vault {
+        try Vault(configuration: configuration, transport: transport)
+    }
+
+    /// The first login by the code flow, then a password: afterwards a password login works.
+    @discardableResult
+    func register(password: String = AuthFixture.password) async throws -> String {
+        let userId = try await vault.auth.performOpenIDConnectFlow { url in
+            await Browser.follow(url)
+        }
+        try await vault.auth.storeRefreshToken(withNewPassword: password)
+        return userId
+    }
+
+    /// A raw refresh_token grant, outside the library, to see what the issuer thinks of a token.
+    func redeemDirectly(_ refreshToken: String) async throws -> (status: Int, body: String) {
+        let response = try await Browser.postForm(
+            server.issuer.appending(path: "protocol/openid-connect/token"),
+            ["grant_type": "refresh_token", "client_id": "vault", "refresh_token": refreshToken]
+        )
+        return (response.status, String(decoding: response.body, as: UTF8.self))
+    }
+
+    func stop() async {
+        await server.stop()
+        try? FileManager.default.removeItem(at: root)
+    }
+}
+
+/// Plays the browser for an issuer that approves without a page: follows the authorization URL's
+/// redirects, the last of which lands on the library's loopback listener.
+enum Browser {
+    /// A form POST through the library's transport (no redirects followed).
+    static func postForm(_ url: URL, _ fields: [String: String]) async throws -> HTTPResponse {
+        let body = fields.map {
+            "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+        }
+        .joined(separator: "&")
+        return try await URLSessionTransport().send(
+            HTTPRequest(
+                method: "POST",
+                url: url,
+                headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                body: Data(body.utf8)
+            )
+        )
+    }
+
+    static func follow(_ url: URL, hops: Int = 5) async {
+        let transport = URLSessionTransport()
+        var next = url
+        for _ in 0..<hops {
+            guard let response = try? await transport.send(HTTPRequest(method: "GET", url: next)),
+                (300..<400).contains(response.status), let location = response.headers["location"],
+                let target = URL(string: location, relativeTo: next)?.absoluteURL
+            else { return }
+            next = target
+        }
+    }
+}
