@@ -26,7 +26,7 @@ build: deps
 	$(SWIFT) build
 
 # Swift Testing runs serially so the timing-sensitive checks (the Argon2id heartbeat) see no other test's load.
-test: deps
+test: deps interop-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
 
@@ -38,3 +38,21 @@ lint:
 
 format:
 	$(SWIFT) format format --in-place --recursive $(LINT_PATHS)
+
+# The real OpenID Connect provider the interop tests start: django-oauth-toolkit from PyPI in
+# a venv under .build-interop/, at the exact versions Tests/Interop/dot/requirements.txt pins.
+# The stamp lives inside the venv, so deleting the venv reinstalls it.
+INTEROP_VENV := .build-interop/venv
+INTEROP_REQUIREMENTS := Tests/Interop/dot/requirements.txt
+INTEROP_STAMP := $(INTEROP_VENV)/.installed
+
+.PHONY: interop-deps
+
+interop-deps: $(INTEROP_STAMP)
+
+$(INTEROP_STAMP): $(INTEROP_REQUIREMENTS) | deps
+	rm -rf $(INTEROP_VENV)
+	python3 -m venv $(INTEROP_VENV)
+	$(INTEROP_VENV)/bin/python -m pip install --quiet --no-deps -r $(INTEROP_REQUIREMENTS)
+	$(INTEROP_VENV)/bin/python -m pip check
+	touch $@

@@ -1,0 +1,346 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A running django-oauth-toolkit (DOT) server on 127.0.0.1: a real third-party OpenID Connect
+/// issuer for the interop tests.
+///
+/// `start` runs `Tests/Interop/dot/run.py` from the venv that `make interop-deps` builds; the
+/// server migrates a fresh sqlite database in a temporary directory, creates the user `alice`
+/// and the clients `vault-code` (public, authorization code + PKCE S256, RS256 id_tokens,
+/// redirect URI `http://127.0.0.1/callback` on any port) and `vault-password` (public,
+/// password grant), and issues RS256 JWT access tokens and opaque, rotating refresh tokens
+/// with reuse protection. Call `stop()` when done; the server also stops when the last copy
+/// of this value is released, and when the test process dies (its standard input closes).
+struct DjangoOAuthToolkit: Sendable {
+    /// `http://127.0.0.1:PORT`.
+    let baseURL: URL
+    /// `{baseURL}/o`: DOT's endpoints live under `/o/` and end with a slash.
+    let issuer: URL
+    /// The public authorization-code client (PKCE required).
+    let codeClientId = "vault-code"
+    /// The public password-grant client, the quickest way to a first refresh token.
+    let passwordClientId = "vault-password"
+    let username = "alice"
+    let password = "alice-password-1"
+    /// DOT's own output (request log, errors) under `.build-interop/logs/`, for a failing test.
+    let logFile: URL
+
+    private let server: ServerProcess
+
+    /// Starts a server on a free port and returns once it answers.
+    ///
+    /// Throws ``DjangoOAuthToolkitError/notInstalled(_:)`` when the venv is missing, so the
+    /// interop tests fail (not skip) on a machine that never ran `make interop-deps`.
+    /// Takes about a second or two (migrations on a fresh database).
+    static func start(accessTokenLifetime: Int = 300) async throws -> DjangoOAuthToolkit {
+        let python = Paths.python
+        guard FileManager.default.isExecutableFile(atPath: python.path) else {
+            throw DjangoOAuthToolkitError.notInstalled(python.path)
+        }
+        try FileManager.default.createDirectory(at: Paths.logs, withIntermediateDirectories: true)
+        let logFile = Paths.logs.appendingPathComponent("dot-\(UUID().uuidString).log")
+        let server = try ServerProcess(
+            python: python,
+            arguments: [
+                Paths.dot.appendingPathComponent("run.py").path,
+                "--port", "0",
+                "--access-token-lifetime", String(accessTokenLifetime),
+                "--exit-on-stdin-eof",
+            ],
+            logFile: logFile
+        )
+        let readyLine = try await server.waitForReadyLine(timeout: 60)
+        // "dot listening on http://127.0.0.1:N issuer http://127.0.0.1:N/o"
+        let words = readyLine.split(separator: " ")
+        guard words.count == 6, words[0] == "dot", words[4] == "issuer",
+            let baseURL = URL(string: String(words[3])), let issuer = URL(string: String(words[5]))
+        else {
+            server.stop()
+            throw DjangoOAuthToolkitError.startFailed("unexpected ready line: \(readyLine)", log: logFile)
+        }
+        return DjangoOAuthToolkit(baseURL: baseURL, issuer: issuer, logFile: logFile, server: server)
+    }
+
+    /// A first set of tokens for alice from the password grant of `vault-password`.
+    ///
+    /// DOT's password grant returns no id_token, so `idToken` is nil today; it is optional in
+    /// case a later DOT adds one.
+    func passwordGrant(
+        scope: String = "openid offline_access"
+    ) async throws -> (accessToken: String, refreshToken: String, idToken: String?) {
+        let (status, body) = try await postForm(
+            issuer.appendingPathComponent("token/"),
+            [
+                "grant_type": "password",
+                "username": username,
+                "password": password,
+                "client_id": passwordClientId,
+                "scope": scope,
+            ]
+        )
+        let json = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
+        guard status == 200, let accessToken = json?["access_token"] as? String,
+            let refreshToken = json?["refresh_token"] as? String
+        else {
+            throw DjangoOAuthToolkitError.passwordGrantFailed(
+                status: status,
+                body: String(decoding: body, as: UTF8.self)
+            )
+        }
+        return (accessToken, refreshToken, json?["id_token"] as? String)
+    }
+
+    /// Signs alice in at `authorizationURL` the way a browser would (`drive_login.py`) and
+    /// returns the redirect to the client's callback, with `code` and `state` (or `error`),
+    /// and DOT's RFC 9207 `iss`. The callback itself is never requested.
+    func driveLogin(authorizationURL: URL) async throws -> URL {
+        let result = try await runToCompletion(
+            Paths.python,
+            [Paths.dot.appendingPathComponent("drive_login.py").path, authorizationURL.absoluteString]
+        )
+        let output = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard result.status == 0, let redirect = URL(string: output) else {
+            throw DjangoOAuthToolkitError.loginFailed(
+                status: result.status,
+                message: result.stderr.trimmingCharacters(in: .whitespacesAndNewlines)
+            )
+        }
+        return redirect
+    }
+
+    /// Stops the server (SIGTERM by PID, SIGKILL after five seconds) and waits for it to exit.
+    /// Calling it again does nothing.
+    func stop() {
+        server.stop()
+    }
+}
+
+/// Why the DOT harness could not do what a test asked.
+enum DjangoOAuthToolkitError: Error, CustomStringConvertible {
+    case notInstalled(String)
+    case startFailed(String, log: URL)
+    case passwordGrantFailed(status: Int, body: String)
+    case loginFailed(status: Int32, message: String)
+
+    var description: String {
+        switch self {
+        case .notInstalled(let python):
+            return "django-oauth-toolkit is not installed (no \(python)): run `make interop-deps`"
+        case .startFailed(let reason, let log):
+            let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            return "django-oauth-toolkit did not start: \(reason)\n--- its output (\(log.path)) ---\n"
+                + output.suffix(4000)
+        case .passwordGrantFailed(let status, let body):
+            return "the password grant answered HTTP \(status): \(body)"
+        case .loginFailed(let status, let message):
+            return "drive_login.py exited \(status): \(message)"
+        }
+    }
+}
+
+private enum Paths {
+    /// The package root: this file is Tests/CredentialVaultTests/Support/DjangoOAuthToolkit.swift.
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let python = root.appendingPathComponent(".build-interop/venv/bin/python")
+    static let dot = root.appendingPathComponent("Tests/Interop/dot")
+    static let logs = root.appendingPathComponent(".build-interop/logs")
+}
+
+/// The server's process, shared by every copy of a `DjangoOAuthToolkit` and stopped when the
+/// last one goes.
+///
+/// `@unchecked Sendable`: `process` and the pipes are set once in `init` and never replaced;
+/// the only mutable state, `stopped` and the reader's buffer, is guarded by `lock`, and
+/// `Process.terminate`/`processIdentifier`/`isRunning` are safe to call from any thread.
+private final class ServerProcess: @unchecked Sendable {
+    private let process = Process()
+    private let stdin = Pipe()
+    private let stdout = Pipe()
+    private let log: FileHandle
+    private let logFile: URL
+    private let lock = NSLock()
+    private var stopped = false
+
+    init(python: URL, arguments: [String], logFile: URL) throws {
+        guard FileManager.default.createFile(atPath: logFile.path, contents: nil) else {
+            throw DjangoOAuthToolkitError.startFailed("cannot create \(logFile.path)", log: logFile)
+        }
+        log = try FileHandle(forWritingTo: logFile)
+        self.logFile = logFile
+        process.executableURL = python
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["PYTHONUNBUFFERED"] = "1"
+        environment["PYTHONDONTWRITEBYTECODE"] = "1"
+        process.environment = environment
+        // While the test process lives it holds the write end; when it dies the server
+        // reads end of file and stops, so no server outlives a crashed test run.
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = log
+        do {
+            try process.run()
+        } catch {
+            throw DjangoOAuthToolkitError.startFailed("cannot run \(python.path): \(error)", log: logFile)
+        }
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Reads stdout off the cooperative pool until the ready line, the process's exit or the
+    /// timeout, whichever comes first; keeps draining stdout afterwards.
+    func waitForReadyLine(timeout: TimeInterval) async throws -> String {
+        let reader = stdout.fileHandleForReading
+        let result = OneShot<Result<String, any Error>>()
+        let logFile = logFile
+        Thread.detachNewThread {
+            var buffer = Data()
+            while true {
+                let chunk = reader.availableData
+                if chunk.isEmpty {
+                    result.fulfil(
+                        .failure(DjangoOAuthToolkitError.startFailed("it exited before it was ready", log: logFile))
+                    )
+                    return
+                }
+                buffer.append(chunk)
+                if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                    result.fulfil(.success(String(decoding: buffer[..<newline], as: UTF8.self)))
+                }
+            }
+        }
+        let outcome = await result.value(
+            orAfter: timeout,
+            .failure(DjangoOAuthToolkitError.startFailed("no ready line within \(Int(timeout)) s", log: logFile))
+        )
+        switch outcome {
+        case .success(let line):
+            return line
+        case .failure(let error):
+            stop()
+            throw error
+        }
+    }
+
+    func stop() {
+        let alreadyStopped = lock.withLock {
+            defer { stopped = true }
+            return stopped
+        }
+        guard !alreadyStopped else { return }
+        if process.isRunning {
+            process.terminate()
+            let deadline = Date().addingTimeInterval(5)
+            while process.isRunning && Date() < deadline {
+                usleep(20_000)
+            }
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+            }
+            process.waitUntilExit()
+        }
+        try? stdin.fileHandleForWriting.close()
+        try? log.close()
+    }
+}
+
+/// A value delivered once, by whichever comes first: `fulfil` or the timeout.
+///
+/// `@unchecked Sendable`: all state is guarded by `lock`.
+private final class OneShot<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value?
+    private var continuation: CheckedContinuation<Value, Never>?
+
+    func fulfil(_ newValue: Value) {
+        let waiting: CheckedContinuation<Value, Never>? = lock.withLock {
+            guard value == nil else { return nil }
+            value = newValue
+            defer { continuation = nil }
+            return continuation
+        }
+        waiting?.resume(returning: newValue)
+    }
+
+    func value(orAfter timeout: TimeInterval, _ fallback: Value) async -> Value {
+        let timer = Task {
+            try await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
+            fulfil(fallback)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            let ready: Value? = lock.withLock {
+                if let value { return value }
+                self.continuation = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+}
+
+/// Runs a program to its end off the cooperative pool and returns its exit status and output.
+private func runToCompletion(
+    _ executable: URL,
+    _ arguments: [String]
+) async throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment["PYTHONDONTWRITEBYTECODE"] = "1"
+    process.environment = environment
+    let stdout = Pipe()
+    let stderr = Pipe()
+    process.standardOutput = stdout
+    process.standardError = stderr
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let errorOutput = OneShot<Data>()
+    Thread.detachNewThread {
+        errorOutput.fulfil(stderr.fileHandleForReading.readDataToEndOfFile())
+    }
+    // Both pipes are drained at once so neither can fill up and stall the child.
+    let output = await withCheckedContinuation { continuation in
+        Thread.detachNewThread {
+            let output = stdout.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            continuation.resume(returning: output)
+        }
+    }
+    let errors = await errorOutput.value(orAfter: 10, Data())
+    return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+}
+
+/// POSTs an `application/x-www-form-urlencoded` body and returns the status and body.
+func postForm(_ url: URL, _ fields: [String: String]) async throws -> (status: Int, body: Data) {
+    var request = URLRequest(url: url)
+    request.httpMethod = "POST"
+    request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+    request.httpBody = formEncode(fields).data(using: .utf8)
+    let (body, response) = try await URLSession.shared.data(for: request)
+    return ((response as? HTTPURLResponse)?.statusCode ?? 0, body)
+}
+
+/// Form-encodes fields (RFC 6749 appendix B): only unreserved characters stay as they are.
+func formEncode(_ fields: [String: String]) -> String {
+    let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+    return fields.sorted { $0.key < $1.key }
+        .map { key, value in
+            let name = key.addingPercentEncoding(withAllowedCharacters: allowed) ?? key
+            return "\(name)=\(value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value)"
+        }
+        .joined(separator: "&")
+}
