@@ -218,3 +218,64 @@ struct AuthTests {
         #expect(token.userId == userId)
     }
 }
+
+@Suite("Auth across processes and apps")
+struct AuthSharingTests {
+    @Test("two vaults on one store (as two processes) logging in and refreshing at once keep the token family alive")
+    func concurrentLogins() async throws {
+        let fixture = try await AuthFixture.start()
+        defer { Task { await fixture.stop() } }
+        try await fixture.register()
+        let first = try fixture.restarted()
+        let second = try fixture.restarted()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for vault in [first, second] {
+                group.addTask {
+                    _ = try await vault.auth.loginWithPassword(password: AuthFixture.password)
+                    for _ in 0..<3 { _ = try await vault.auth.getAccessToken(forceRefresh: true) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        // Had either redeemed a token the other had already rotated, the issuer would have revoked the family.
+        let third = try fixture.restarted()
+        #expect(try await third.auth.loginWithPassword(password: AuthFixture.password).userId == "demo-user")
+    }
+
+    @Test("an app's own redirect scheme is passed in through handleRedirect(url:)")
+    func handleRedirect() async throws {
+        let clock = ManualClock()
+        var mock = KeyServiceMockConfiguration()
+        mock.now = clock.dateProvider
+        mock.clients = [MockClient(clientId: "app", redirectURIs: ["com.example.app:/oauth/callback"])]
+        let server = try await KeyServiceMockServer.start(mock)
+        let root = try TemporaryDirectory.make()
+        defer {
+            Task { await server.stop() }
+            try? FileManager.default.removeItem(at: root)
+        }
+        let vault = try Vault(
+            configuration: VaultConfiguration(
+                issuer: server.issuer,
+                clientId: "app",
+                redirectURI: URL(string: "com.example.app:/oauth/callback")!,
+                keyServiceURL: server.keyServiceURL,
+                storeDirectory: root.appending(path: "store"),
+                opsLimit: VaultFixture.opsLimit,
+                memLimitBytes: VaultFixture.memLimitBytes,
+                now: clock.dateProvider
+            )
+        )
+        let auth = vault.auth
+        #expect(await !auth.handleRedirect(url: URL(string: "com.example.app:/oauth/callback?code=x")!))
+        let userId = try await auth.performOpenIDConnectFlow { url in
+            guard let response = try? await URLSessionTransport().send(HTTPRequest(method: "GET", url: url)),
+                let location = response.headers["location"], let redirect = URL(string: location)
+            else { return }
+            #expect(await !auth.handleRedirect(url: URL(string: "com.other.app:/oauth/callback?code=x")!))
+            #expect(await auth.handleRedirect(url: redirect))
+        }
+        #expect(userId == "demo-user")
+        #expect(await auth.isLoggedIn)
+    }
+}
