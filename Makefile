@@ -38,3 +38,15 @@ lint:
 
 format:
 	$(SWIFT) format format --in-place --recursive $(LINT_PATHS)
+
+# keyservice-mock's POST /key against a plain Hummingbird JSON echo, with wrk (installed when missing and root).
+.PHONY: bench-keyservice
+bench-keyservice: deps
+	@command -v wrk >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ]; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk; \
+		else \
+			echo "wrk is missing: install it with: sudo apt-get install -y wrk"; exit 1; \
+		fi; \
+	}
+	SWIFT=$(SWIFT) Benchmarks/keyservice-throughput/run.sh
