@@ -56,3 +56,15 @@ $(INTEROP_STAMP): $(INTEROP_REQUIREMENTS) | deps
 	$(INTEROP_VENV)/bin/python -m pip install --quiet --no-deps -r $(INTEROP_REQUIREMENTS)
 	$(INTEROP_VENV)/bin/python -m pip check
 	touch $@
+
+# keyservice-mock's POST /key against a plain Hummingbird JSON echo, with wrk (installed when missing and root).
+.PHONY: bench-keyservice
+bench-keyservice: deps
+	@command -v wrk >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ]; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk; \
+		else \
+			echo "wrk is missing: install it with: sudo apt-get install -y wrk"; exit 1; \
+		fi; \
+	}
+	SWIFT=$(SWIFT) Benchmarks/keyservice-throughput/run.sh

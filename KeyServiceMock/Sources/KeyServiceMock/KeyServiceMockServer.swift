@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// A key service (TIM KeyService v1) and an OpenID Connect provider on one HTTP listener.
 ///
@@ -20,6 +21,8 @@ public final class KeyServiceMockServer: Sendable {
     private let realm: String
     private let state: StateStore
     private let task: Task<Void, any Error>
+    /// The group whose graceful shutdown ``stop()`` triggers; `nil` when the process's signals do that.
+    private let serviceGroup: ServiceGroup?
 
     /// `{baseURL}/auth/realms/{realm}`: the OpenID Connect issuer.
     public var issuer: URL {
@@ -31,12 +34,20 @@ public final class KeyServiceMockServer: Sendable {
         issuer.appendingPathComponent("keyservice/v1")
     }
 
-    private init(baseURL: URL, faults: FaultInjection, realm: String, state: StateStore, task: Task<Void, any Error>) {
+    private init(
+        baseURL: URL,
+        faults: FaultInjection,
+        realm: String,
+        state: StateStore,
+        task: Task<Void, any Error>,
+        serviceGroup: ServiceGroup?
+    ) {
         self.baseURL = baseURL
         self.faults = faults
         self.realm = realm
         self.state = state
         self.task = task
+        self.serviceGroup = serviceGroup
     }
 
     /// Opens the state, binds the listener and returns once requests are being served.
@@ -100,13 +111,17 @@ public final class KeyServiceMockServer: Sendable {
             },
             logger: logger
         )
-        let handlesSignals = configuration.stopsOnTerminationSignals
+        // With signals, Hummingbird's own group traps SIGINT and SIGTERM; without, our group lets stop()
+        // shut down gracefully: idle keep-alive connections close and requests in flight finish.
+        let serviceGroup =
+            configuration.stopsOnTerminationSignals
+            ? nil : ServiceGroup(configuration: .init(services: [application], logger: logger))
         let task = Task {
             defer { portContinuation.finish() }
-            if handlesSignals {
-                try await application.runService()
+            if let serviceGroup {
+                try await serviceGroup.run()
             } else {
-                try await application.run()
+                try await application.runService()
             }
         }
         var boundPort: Int?
@@ -131,7 +146,8 @@ public final class KeyServiceMockServer: Sendable {
             faults: faults,
             realm: configuration.realm,
             state: state,
-            task: task
+            task: task,
+            serviceGroup: serviceGroup
         )
         address.issuer = server.issuer.absoluteString
         return server
@@ -158,7 +174,11 @@ public final class KeyServiceMockServer: Sendable {
 
     /// Stops listening, closes open connections and the state. Calling it again does nothing.
     public func stop() async {
-        task.cancel()
+        if let serviceGroup {
+            await serviceGroup.triggerGracefulShutdown()
+        } else {
+            task.cancel()
+        }
         _ = try? await task.value
         state.close()
     }

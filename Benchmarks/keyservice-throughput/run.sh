@@ -1,0 +1,96 @@
+#!/bin/sh
+# Measures keyservice-mock's POST /key (right secret, state in SQLite) against a plain Hummingbird
+# JSON echo route, with the same load generator (wrk), on the same machine, in one run.
+# Usage: Benchmarks/keyservice-throughput/run.sh   (from anywhere; `make bench-keyservice` runs it)
+set -eu
+
+SWIFT=${SWIFT:-swift}
+THREADS=${THREADS:-2}
+CONNECTIONS=${CONNECTIONS:-50}
+DURATION=${DURATION:-10s}
+ROUNDS=${ROUNDS:-2}
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+work=$(mktemp -d)
+pids=""
+cleanup() {
+    for pid in $pids; do kill "$pid" 2>/dev/null || true; done
+    rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk" >&2; exit 1; }
+
+echo "building keyservice-mock and echo-server (release)..."
+(cd "$root" && "$SWIFT" build -c release --product keyservice-mock >/dev/null)
+(cd "$here" && "$SWIFT" build -c release --product echo-server >/dev/null)
+mock_bin="$(cd "$root" && "$SWIFT" build -c release --show-bin-path)/keyservice-mock"
+echo_bin="$(cd "$here" && "$SWIFT" build -c release --show-bin-path)/echo-server"
+
+# Starts a server and prints the URL of its ready line.
+start() {
+    out="$work/$1.out"
+    shift
+    "$@" >"$out" &
+    pids="$pids $!"
+    for _ in $(seq 1 100); do
+        url=$(grep -o 'http://[0-9.:]*' "$out" 2>/dev/null | head -n 1 || true)
+        if [ -n "$url" ]; then echo "$url"; return 0; fi
+        sleep 0.1
+    done
+    echo "$1 did not start" >&2
+    exit 1
+}
+
+mock_url=$(start mock "$mock_bin" --state-dir "$work/state")
+echo_url=$(start echo "$echo_bin")
+key_base="$mock_url/auth/realms/demo/keyservice/v1"
+
+secret="bench-secret-0123456789abcdefghijklmnopqrstuvwxyz"
+keyid=$(curl -sf -X POST -H 'Content-Type: application/json' -d "{\"secret\":\"$secret\"}" "$key_base/createkey" |
+    sed 's/.*"keyid":"\([^"]*\)".*/\1/')
+body="{\"keyid\":\"$keyid\",\"secret\":\"$secret\"}"
+status=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' -d "$body" "$key_base/key")
+[ "$status" = 200 ] || { echo "POST /key answered $status, not 200" >&2; exit 1; }
+
+cat >"$work/post.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '$body'
+LUA
+
+# Runs wrk and prints requests per second; fails when any answer was not 2xx.
+measure() {
+    out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$2" -s "$work/post.lua" "$1")
+    if echo "$out" | grep -q "Non-2xx"; then
+        echo "$out" >&2
+        echo "$1 answered errors under load" >&2
+        exit 1
+    fi
+    echo "$out" | awk '/Requests\/sec/ { printf "%.0f", $2 }'
+}
+
+echo "warming up..."
+measure "$echo_url/echo" 3s >/dev/null
+measure "$key_base/key" 3s >/dev/null
+
+# Interleaved rounds, best of each: load from other processes on the machine hits both alike.
+best_echo=0
+best_key=0
+round=1
+while [ "$round" -le "$ROUNDS" ]; do
+    e=$(measure "$echo_url/echo" "$DURATION")
+    k=$(measure "$key_base/key" "$DURATION")
+    echo "round $round: /key $k requests/s, echo $e requests/s"
+    [ "$e" -gt "$best_echo" ] && best_echo=$e
+    [ "$k" -gt "$best_key" ] && best_key=$k
+    round=$((round + 1))
+done
+
+echo
+echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION, $(nproc) cores, best of $ROUNDS rounds"
+printf '%-44s %8s requests/s\n' "keyservice-mock POST /key (SQLite state)" "$best_key"
+printf '%-44s %8s requests/s\n' "plain Hummingbird JSON echo" "$best_echo"
+awk -v k="$best_key" -v e="$best_echo" \
+    'BEGIN { printf "ratio /key : echo = %.1f%% (goal: at least 50%%)\n", 100 * k / e }'

@@ -1,0 +1,82 @@
+import Foundation
+import KeyServiceMock
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("Fault injection")
+struct FaultInjectionTests {
+    let http = HTTPClient()
+
+    @Test("delay holds the answer back, then answers normally")
+    func delay() async throws {
+        try await withServer { server async throws in
+            server.faults.set(.delay(.milliseconds(400)), for: .keyService)
+            let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
+            let started = ContinuousClock.now
+            let answer = try await calls.createKey(secret: "s3cret")
+            #expect(ContinuousClock.now - started >= .milliseconds(400))
+            #expect(answer.status == 200)
+        }
+    }
+
+    @Test("dropConnection closes the connection with no HTTP answer, and counts nothing")
+    func dropConnection() async throws {
+        try await withServer { server async throws in
+            let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
+            let created = try await calls.newKey(secret: "s3cret")
+            server.faults.set(.dropConnection, for: .keyService)
+            for _ in 0..<3 {
+                await #expect(throws: URLError.self) { try await calls.key(created.keyId, secret: "wrong") }
+            }
+            server.faults.set(nil, for: .keyService)
+            for _ in 0..<2 { #expect(try await calls.key(created.keyId, secret: "wrong").status == 401) }
+            #expect(try await calls.key(created.keyId, secret: "s3cret").status == 200)
+        }
+    }
+
+    @Test("internalServerError answers 500")
+    func internalServerError() async throws {
+        try await withServer { server async throws in
+            server.faults.set(.internalServerError, for: .keyService)
+            #expect(
+                try await KeyServiceCalls(base: server.keyServiceURL, http: http).createKey(secret: "s").status == 500
+            )
+        }
+    }
+
+    @Test("undecodableBody answers 200 with a body that is not the promised JSON")
+    func undecodableBody() async throws {
+        try await withServer { server async throws in
+            server.faults.set(.undecodableBody, for: .keyService)
+            let answer = try await KeyServiceCalls(base: server.keyServiceURL, http: http).createKey(secret: "s")
+            #expect(answer.status == 200)
+            #expect((try? JSONSerialization.jsonObject(with: answer.body)) == nil)
+        }
+    }
+
+    @Test("a scope holds its fault to its own endpoints; all reaches every one; nil clears")
+    func scopes() async throws {
+        try await withServer { server async throws in
+            let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
+            let client = OIDCClient(server: server, http: http)
+            server.faults.set(.internalServerError, for: .tokenEndpoint)
+            #expect(try await client.passwordLogin().status == 500)
+            #expect(try await calls.createKey(secret: "s").status == 200)
+            server.faults.set(nil, for: .tokenEndpoint)
+            #expect(try await client.passwordLogin().status == 200)
+
+            server.faults.set(.internalServerError, for: .all)
+            #expect(try await client.passwordLogin().status == 500)
+            #expect(try await calls.createKey(secret: "s").status == 500)
+            #expect(try await http.get(client.url("certs")).status == 500)
+            server.faults.set(.undecodableBody, for: .keyService)
+            #expect(try await calls.createKey(secret: "s").status == 200)
+            server.faults.set(nil, for: .all)
+            server.faults.set(nil, for: .keyService)
+            #expect(try await http.get(client.url("certs")).status == 200)
+        }
+    }
+}
