@@ -68,3 +68,9 @@ bench-keyservice: deps
 		fi; \
 	}
 	SWIFT=$(SWIFT) Benchmarks/keyservice-throughput/run.sh
+
+# Password login split into its steps next to a floor (the same two HTTP requests with a bare client
+# plus one fsync'd atomic write), and getAccessToken next to a bare actor call; release build.
+.PHONY: bench-login
+bench-login: deps
+	cd Benchmarks/login && $(SWIFT) run -c release login-benchmark

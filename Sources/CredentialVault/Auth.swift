@@ -22,8 +22,6 @@ public actor Auth {
         let id = UUID()
         let userId: String
         var refreshToken: RefreshToken
-        var accessToken: JWT?
-        var accessTokenExpiry: Date?
         /// nil after an OpenID Connect login until a password is set: rotated tokens then live in memory only.
         var vault: UserStorage.Session?
     }
@@ -48,6 +46,9 @@ public actor Auth {
     private let transport: any HTTPTransport
     private var metadataCache: ProviderMetadata?
     private var session: Session?
+    /// The session's access token and the moment it stops being handed out (its expiry minus the leeway),
+    /// kept apart from the session so the hot path of ``getAccessToken(forceRefresh:)`` copies nothing else.
+    private var fresh: (token: JWT, until: Date)?
     private var refreshInFlight: (sessionId: UUID, task: Task<Result<JWT, VaultError>, Never>)?
     private var pendingRedirect: (prefix: String, continuation: CheckedContinuation<URL, Never>)?
 
@@ -124,10 +125,9 @@ public actor Auth {
         session = Session(
             userId: userId,
             refreshToken: redeemed.refreshToken,
-            accessToken: redeemed.accessToken,
-            accessTokenExpiry: redeemed.expiry,
             vault: persist ? vault : nil
         )
+        keep(redeemed.accessToken, expiry: redeemed.expiry)
         return redeemed.accessToken
     }
 
@@ -139,12 +139,8 @@ public actor Auth {
     /// any caller gets the new access token, so a restart never strands the user.
     /// - Throws: ``VaultError``: `.auth(.notLoggedIn)`; `.auth(.refreshTokenExpired)` ends the session.
     public func getAccessToken(forceRefresh: Bool = false) async throws(VaultError) -> JWT {
+        if !forceRefresh, let fresh, configuration.now() < fresh.until { return fresh.token }
         guard let current = session else { throw .auth(.notLoggedIn) }
-        if !forceRefresh, let token = current.accessToken, let expiry = current.accessTokenExpiry,
-            configuration.now().addingTimeInterval(configuration.leeway) < expiry
-        {
-            return token
-        }
         if let inFlight = refreshInFlight, inFlight.sessionId == current.id {
             return try await inFlight.task.value.get()
         }
@@ -168,8 +164,7 @@ public actor Auth {
             let redeemed = try await redeem(refreshToken, vault: current.vault)
             guard session?.id == id else { throw VaultError.auth(.notLoggedIn) }
             session?.refreshToken = redeemed.refreshToken
-            session?.accessToken = redeemed.accessToken
-            session?.accessTokenExpiry = redeemed.expiry
+            keep(redeemed.accessToken, expiry: redeemed.expiry)
             return .success(redeemed.accessToken)
         } catch let error as VaultError {
             if case .auth(.refreshTokenExpired) = error, session?.id == id { endSession() }
@@ -225,6 +220,11 @@ public actor Auth {
             throw .auth(.failedToGetAccessToken(reason: "the access token belongs to another user"))
         }
         return jwt
+    }
+
+    /// An access token without any expiry is refreshed on every call rather than trusted forever.
+    private func keep(_ token: JWT, expiry: Date?) {
+        fresh = expiry.map { (token, $0.addingTimeInterval(-configuration.leeway)) }
     }
 
     private func expiry(of token: JWT, _ response: TokenResponse) -> Date? {
@@ -285,6 +285,7 @@ public actor Auth {
         }
         // Dropping the session drops the last reference to its data key, which zeroes it.
         session = nil
+        fresh = nil
     }
 
     // MARK: OpenID Connect
@@ -371,10 +372,9 @@ public actor Auth {
         session = Session(
             userId: userId,
             refreshToken: RefreshToken(token: refresh, userId: userId),
-            accessToken: accessToken,
-            accessTokenExpiry: expiry(of: accessToken, response),
             vault: nil
         )
+        keep(accessToken, expiry: expiry(of: accessToken, response))
         return userId
     }
 

@@ -113,6 +113,7 @@ public actor UserStorage {
         get throws(VaultError) {
             try storage { () throws(SecureStorageError) in
                 try store.withLock { () throws(SecureStorageError) in
+                    store.removeStaleTemporaryFiles()
                     var users: [String] = []
                     for name in try store.names(withSuffix: "." + FileKind.envelope.rawValue) {
                         guard let data = try store.read(name) else { continue }
@@ -135,6 +136,8 @@ public actor UserStorage {
         try storage { () throws(SecureStorageError) in
             try deviceSecrets.remove(for: userId)
             try store.withLock { () throws(SecureStorageError) in
+                // A temporary file left by a killed writer may hold this user's envelope.
+                store.removeStaleTemporaryFiles()
                 try store.remove(Self.fileName(userId: userId, kind: .envelope))
                 try store.remove(Self.fileName(userId: userId, kind: .device))
                 try store.remove(Self.fileName(userId: userId, kind: .attempts))
@@ -492,8 +495,10 @@ public actor UserStorage {
         do { result = .success(try await call()) } catch { result = .failure(error) }
         switch result {
         case .success(let key):
-            try storage { () throws(SecureStorageError) in
-                try store.withLock { () throws(SecureStorageError) in try store.remove(name) }
+            if store.exists(name) {
+                try storage { () throws(SecureStorageError) in
+                    try store.withLock { () throws(SecureStorageError) in try store.remove(name) }
+                }
             }
             return key
         case .failure(.badPassword):

@@ -141,7 +141,7 @@ struct FileStore: Sendable {
     }
 
     /// Runs `body` holding an exclusive advisory lock (flock) on the directory's lock file, so that
-    /// processes sharing the store take turns. Temporary files left by a killed writer are removed first.
+    /// processes sharing the store take turns.
     func withLock<T>(_ body: () throws(SecureStorageError) -> T) throws(SecureStorageError) -> T {
         try prepare()
         let lockPath = filePath(".lock")
@@ -152,11 +152,17 @@ struct FileStore: Sendable {
             guard errno == EINTR else { throw ioError("lock", lockPath) }
         }
         defer { flock(fd, LOCK_UN) }
-        removeStaleTemporaryFiles()
         return try body()
     }
 
-    private func removeStaleTemporaryFiles() {
+    /// Whether `name` exists (without following links).
+    func exists(_ name: String) -> Bool {
+        var info = stat()
+        return lstat(filePath(name), &info) == 0
+    }
+
+    /// Removes temporary files a killed writer left behind; call it holding the lock.
+    func removeStaleTemporaryFiles() {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
         for name in names where name.hasPrefix(".tmp-") { unlink(filePath(name)) }
     }
