@@ -44,6 +44,8 @@ struct Register: AsyncParsableCommand {
 
     func run() async throws {
         let prompt = PasswordPrompt(fromStandardInput: passwordStdin)
+        // From standard input the password is read first: a missing line fails before any login happens.
+        let early = passwordStdin ? try Command.catching { try prompt.readNew() } : nil
         try await VaultContext.with(connection) { context in
             let follow = unattended || context.isEmbedded
             let presenter: @Sendable (URL) async -> Void =
@@ -69,7 +71,7 @@ struct Register: AsyncParsableCommand {
             if await context.userStorage.hasStoredRefreshToken(userId: userId) {
                 Terminal.note("A login is already stored for \(userId); the new password replaces it.")
             }
-            let password = try readNewPassword(prompt)
+            let password = try early ?? readNewPassword(prompt)
             try await Progress.run("Sealing the refresh token (Argon2id, new key at the key service)...") {
                 try await context.auth.storeRefreshToken(withNewPassword: password)
             }

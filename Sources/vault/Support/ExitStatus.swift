@@ -20,14 +20,14 @@ enum ExitStatus: Int32, CaseIterable {
     var meaning: String {
         switch self {
         case .success: "success"
-        case .usage: "usage: a bad flag or argument, no password available, two new passwords that differ"
+        case .usage: "usage: bad flag or argument, no password to read, new passwords differ"
         case .wrongPassword: "wrong password (the key is not locked yet: retry)"
-        case .keyLocked: "key locked after three wrong passwords in a row: `vault register` starts over"
+        case .keyLocked: "key locked after 3 wrong passwords in a row: `vault register` starts over"
         case .notRegistered: "no login stored for the user: run `vault register`"
-        case .loginExpired: "the issuer no longer accepts the stored login (expired or revoked): `vault register`"
-        case .unavailable: "the issuer or key service could not be reached (the message names the host)"
+        case .loginExpired: "stored login expired or revoked at the issuer: run `vault register`"
+        case .unavailable: "issuer or key service unreachable (the message names the host)"
         case .failure: "any other failure (damaged store, unexpected answer, ...)"
-        case .deviceUnlockRefused: "device unlock is off or was refused, and no password could be asked"
+        case .deviceUnlockRefused: "device unlock off or refused, and no password could be asked"
         case .configuration: "configuration error: unreadable config file, bad URL"
         case .interrupted: "interrupted (Ctrl-C)"
         }

@@ -280,6 +280,12 @@ enum Paths {
         embeddedRoot(environment: environment).appending(path: "store")
     }
 
+    /// `~/x` as `$HOME/x`, for paths written in the config file.
+    static func expandingTilde(_ path: String) -> String {
+        guard path == "~" || path.hasPrefix("~/") else { return path }
+        return FileManager.default.homeDirectoryForCurrentUser.path + path.dropFirst()
+    }
+
     private static func base(_ value: String?, fallback: String) -> URL {
         if let value, value.hasPrefix("/") { return URL(fileURLWithPath: value, isDirectory: true) }
         return FileManager.default.homeDirectoryForCurrentUser.appending(path: fallback)

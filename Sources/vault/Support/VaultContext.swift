@@ -105,7 +105,9 @@ final class VaultContext {
             redirectURI: redirect,
             scopes: scopes.isEmpty ? ["openid", "offline_access"] : scopes,
             keyServiceURL: keyService,
-            storeDirectory: settings.store.value.map { URL(fileURLWithPath: $0, isDirectory: true) },
+            storeDirectory: settings.store.value.map {
+                URL(fileURLWithPath: Paths.expandingTilde($0), isDirectory: true)
+            },
             requestTimeout: timeout
         )
     }
@@ -204,6 +206,17 @@ enum Command {
     static func run(_ body: () async throws -> Void) async throws {
         do {
             try await body()
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            throw fail(CLIError.from(error))
+        }
+    }
+
+    /// Runs `body`; a failure is printed and becomes its exit status, as in ``run(_:)``.
+    static func catching<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
         } catch let error as ExitCode {
             throw error
         } catch {
