@@ -98,7 +98,7 @@ private struct DemoScript {
         let after = await later.auth.refreshToken
         let oldId: String = token["jti"] ?? "-"
         let newId: String = refreshed["jti"] ?? "-"
-        say("new access token: jti \(newId) (was \(oldId)), exp \(Format.validity(refreshed.expireDate))")
+        say("new access token: jti \(newId) (was \(oldId)), valid \(Format.validity(refreshed.expireDate))")
         say(
             "the refresh token was rotated (\(before != after ? "new" : "same") token) and sealed to disk before "
                 + "the access token was handed out"
