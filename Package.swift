@@ -35,7 +35,9 @@ let package = Package(
                 "CredentialVault",
                 "KeyServiceMock",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            // The README section the lead moves into README.md; drop this line with it.
+            exclude: ["README.md"]
         ),
         .target(
             name: "KeyServiceMock",

@@ -1,0 +1,119 @@
+import ArgumentParser
+import CredentialVault
+import Foundation
+
+/// `vault decode`: the header and claims of any JWT, without checking its signature.
+struct Decode: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the header and claims of a JWT (argument or standard input). The signature is NOT checked.",
+        discussion: """
+            Shows what a token says, not that its issuer said it: the signature is not verified. Dates are shown \
+            in local time. Reads the token from standard input when no argument is given (or the argument is -).
+            """
+    )
+
+    @Argument(help: "The token; read from standard input when absent or '-'.")
+    var token: String?
+
+    @Flag(help: "Print {\"header\", \"claims\", \"signatureChecked\": false} as JSON.")
+    var json = false
+
+    func run() async throws {
+        try await Command.run {
+            let text: String
+            if let token, token != "-" {
+                text = token
+            } else {
+                text = String(decoding: Terminal.readAllStandardInput(limit: JWT.maximumLength + 2), as: UTF8.self)
+            }
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty else { throw CLIError.usage("no token given (as an argument or on standard input)") }
+            let jwt: JWT
+            do {
+                jwt = try JWT(token: trimmed)
+            } catch {
+                throw CLIError(status: .failure, description: "not a JWT: \(error)")
+            }
+            if json {
+                Terminal.output(
+                    Format.json(
+                        .object([
+                            "header": .object(jwt.header), "claims": .object(jwt.claims), "signatureChecked": false,
+                        ])
+                    )
+                )
+                return
+            }
+            Terminal.output("The signature is NOT checked: this shows what the token says, not who said it.")
+            Terminal.output("Header:")
+            Terminal.output(Format.table(jwt.header))
+            Terminal.output("Claims:")
+            Terminal.output(Format.table(jwt.claims))
+            if let expiry = jwt.expireDate {
+                let state = jwt.isExpired() ? "expired" : "expires"
+                Terminal.output("It \(state) \(Format.localDate(expiry)).")
+            } else {
+                Terminal.output("It has no expiry (no exp claim).")
+            }
+            if jwt.isUnsecured { Terminal.output("Warning: alg is \"none\": the token carries no signature at all.") }
+        }
+    }
+}
+
+/// `vault config`: each effective setting and where it came from.
+struct Config: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show each effective setting and its source (flag, environment, config file, default).",
+        discussion: """
+            Precedence: flags, then environment variables, then the config file \
+            ($XDG_CONFIG_HOME/credential-vault/config.json, or --config / VAULT_CONFIG), then defaults.
+            Config file keys: \(Settings.allKeys.map(\.fileKey).joined(separator: ", ")).
+            """
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Flag(help: "Print one JSON object: {name: {\"value\", \"source\"}}.")
+    var json = false
+
+    func run() async throws {
+        try await Command.run {
+            let settings = try Settings(options: connection)
+            var rows = settings.rows
+            if settings.isEmbedded {
+                let environment = ProcessInfo.processInfo.environment
+                let issuer =
+                    EmbeddedKeyService.rememberedPort(environment: environment) != nil
+                    ? EmbeddedKeyService.rememberedIssuer(environment: environment).absoluteString
+                    : "http://127.0.0.1:<chosen on first use>/auth/realms/demo"
+                rows[0] = ("issuer", Setting(value: issuer, source: .embedded))
+                rows[1] = ("key-service", Setting(value: issuer + "/keyservice/v1", source: .embedded))
+            }
+            if json {
+                var object: [String: JSONValue] = [:]
+                for row in rows {
+                    object[row.name] = .object([
+                        "value": row.setting.value.map(JSONValue.string) ?? .null,
+                        "source": .string(row.setting.source.description),
+                    ])
+                }
+                Terminal.output(Format.json(.object(object)))
+                return
+            }
+            let width = rows.map(\.name.count).max() ?? 0
+            for row in rows {
+                let value = row.setting.value ?? "-"
+                Terminal.output(
+                    row.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value + "  ("
+                        + row.setting.source.description + ")"
+                )
+            }
+            if settings.isEmbedded {
+                Terminal.output(
+                    "No issuer or key service is configured: vault runs its embedded KeyServiceMock, with its "
+                        + "state under \(Paths.embeddedRoot(environment: ProcessInfo.processInfo.environment).path)."
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import ArgumentParser
+import CredentialVault
+import Foundation
+
+/// `vault register`: the OpenID Connect code flow, then a new password that seals the refresh token.
+struct Register: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Log in with OpenID Connect and seal the refresh token under a new password.",
+        discussion: """
+            Prints the authorization URL (and opens a browser when there is a display), waits for the issuer to \
+            come back to a listener on 127.0.0.1, then asks for the new password twice. Registering again \
+            replaces the stored login: this is how a locked key starts over.
+
+            With --password-stdin the new password is the first line of standard input; a second line, if \
+            present, must repeat it.
+            """
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Flag(help: "Read the new password from standard input (one line, or two equal lines).")
+    var passwordStdin = false
+
+    @Flag(help: "Ask the issuer for its sign-up page instead of its login page.")
+    var signUp = false
+
+    @Flag(
+        help: """
+            Fetch the authorization URL without a browser and follow its redirect (for issuers that approve \
+            without a page, such as keyservice-mock; always so for the embedded default).
+            """
+    )
+    var unattended = false
+
+    @Flag(help: "Also turn device unlock on, so `vault token` needs no password on this device.")
+    var rememberDevice = false
+
+    @Option(help: "Seconds to wait for the browser to come back.")
+    var timeout = 300
+
+    func validate() throws {
+        guard (1...3600).contains(timeout) else { throw ValidationError("--timeout takes 1 to 3600 seconds") }
+    }
+
+    func run() async throws {
+        let prompt = PasswordPrompt(fromStandardInput: passwordStdin)
+        // From standard input the password is read first: a missing line fails before any login happens.
+        let early = passwordStdin ? try Command.catching { try prompt.readNew() } : nil
+        try await VaultContext.with(connection) { context in
+            let follow = unattended || context.isEmbedded
+            let presenter: @Sendable (URL) async -> Void =
+                follow ? AuthorizationPresenter.unattended : AuthorizationPresenter.browser
+            let flow = {
+                try await context.auth.performOpenIDConnectFlow(
+                    flow: signUp ? .signUp : .signIn,
+                    timeout: .seconds(timeout),
+                    presentAuthorizationURL: presenter
+                )
+            }
+            let userId =
+                follow
+                ? try await Progress.run("Logging in with OpenID Connect (no browser)...", flow) : try await flow()
+            context.userId = userId
+            Terminal.note("Logged in with OpenID Connect as \(userId).")
+            if let configured = context.settings.user.value, configured != userId {
+                Terminal.note(
+                    "vault: note: the issuer logged in \(userId), not the configured user \(configured) "
+                        + "(\(context.settings.user.source))"
+                )
+            }
+            if await context.userStorage.hasStoredRefreshToken(userId: userId) {
+                Terminal.note("A login is already stored for \(userId); the new password replaces it.")
+            }
+            let password = try early ?? readNewPassword(prompt)
+            try await Progress.run("Sealing the refresh token (Argon2id, new key at the key service)...") {
+                try await context.auth.storeRefreshToken(withNewPassword: password)
+            }
+            if rememberDevice {
+                try await Progress.run("Turning device unlock on...") {
+                    try await context.userStorage.enableDeviceUnlock(userId: userId, password: password)
+                }
+            }
+            Terminal.output(
+                "Registered \(userId): the refresh token is sealed under your password in "
+                    + "\(context.storeDirectory.path)."
+            )
+            if rememberDevice {
+                Terminal.output("Device unlock is on: `vault token` needs no password on this device.")
+            }
+        }
+    }
+
+    /// On a terminal a mistyped repetition gets two more chances: the OpenID Connect login is not lost.
+    private func readNewPassword(_ prompt: PasswordPrompt) throws -> String {
+        var attempt = 1
+        while true {
+            do {
+                return try prompt.readNew("New password: ", repeat: "Repeat the new password: ")
+            } catch let error as CLIError where !prompt.fromStandardInput && attempt < 3 {
+                Terminal.note("vault: \(error.description)")
+                attempt += 1
+            }
+        }
+    }
+}

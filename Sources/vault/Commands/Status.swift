@@ -1,0 +1,119 @@
+import ArgumentParser
+import CredentialVault
+import Foundation
+
+/// `vault status`: the stored users and what is known about them, without any network call.
+struct Status: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the stored users: password set, device unlock, key locked as far as known.",
+        discussion: """
+            Makes no network call: "locked" means this device saw three wrong passwords in a row; the key \
+            service is the judge (a wrong password typed on another device is not counted here).
+            """
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Flag(help: "Print one JSON object.")
+    var json = false
+
+    func run() async throws {
+        try await VaultContext.with(connection, offline: true) { context in
+            let storage = context.userStorage
+            var rows: [(user: String, deviceUnlock: Bool, wrong: Int)] = []
+            for user in try await storage.availableUserIds {
+                let wrong = VaultContext.recordedWrongPasswords(userId: user, store: context.storeDirectory)
+                rows.append((user, await storage.hasDeviceUnlock(userId: user), wrong))
+            }
+            let issuer =
+                context.isEmbedded
+                ? "embedded KeyServiceMock (\(context.vault.configuration.issuer.absoluteString), started on use)"
+                : context.vault.configuration.issuer.absoluteString
+            if json {
+                let users: [JSONValue] = rows.map { row in
+                    .object([
+                        "user": .string(row.user),
+                        "passwordSet": .bool(true),
+                        "deviceUnlock": .bool(row.deviceUnlock),
+                        "wrongPasswordsInARow": .number(Double(row.wrong)),
+                        "keyLocked": .bool(row.wrong >= 3),
+                    ])
+                }
+                let object: JSONValue = .object([
+                    "issuer": .string(context.vault.configuration.issuer.absoluteString),
+                    "embedded": .bool(context.isEmbedded),
+                    "store": .string(context.storeDirectory.path),
+                    "users": .array(users),
+                ])
+                Terminal.output(Format.json(object))
+                return
+            }
+            Terminal.output("issuer  \(issuer)")
+            Terminal.output("store   \(context.storeDirectory.path)")
+            guard !rows.isEmpty else {
+                Terminal.output("no users stored: `vault register` logs in and sets a password")
+                return
+            }
+            let width = max(rows.map(\.user.count).max() ?? 0, 4)
+            Terminal.output(
+                "USER".padding(toLength: width, withPad: " ", startingAt: 0)
+                    + "  PASSWORD  DEVICE UNLOCK  KEY"
+            )
+            for row in rows {
+                let key =
+                    row.wrong >= 3
+                    ? "locked (3 wrong passwords in a row; `vault register` starts over)"
+                    : row.wrong > 0
+                        ? "\(row.wrong) wrong password\(row.wrong == 1 ? "" : "s") in a row" : "ok as far as known"
+                Terminal.output(
+                    row.user.padding(toLength: width, withPad: " ", startingAt: 0) + "  set       "
+                        + (row.deviceUnlock ? "on " : "off") + "            " + key
+                )
+            }
+        }
+    }
+}
+
+/// `vault device-unlock on|off`: keep the key service's device secret so scripts need no password.
+struct DeviceUnlock: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "device-unlock",
+        abstract: "Turn device unlock on or off: `vault token` then needs no password on this device.",
+        discussion: """
+            On: after the key service accepts the password, its long secret and the wrap key are kept in a 0600 \
+            file in the store, so `vault token` and `vault whoami` open the login without a password. Anyone \
+            who can read your files can then do the same; turn it off where that matters. A new password \
+            (`vault passwd`) keeps it on; `vault register` turns it off.
+            """
+    )
+
+    enum State: String, ExpressibleByArgument, CaseIterable {
+        case on, off
+    }
+
+    @Argument(help: "on or off.")
+    var state: State
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Flag(help: "Read the password as one line from standard input.")
+    var passwordStdin = false
+
+    func run() async throws {
+        let prompt = PasswordPrompt(fromStandardInput: passwordStdin)
+        try await VaultContext.with(connection, offline: state == .off) { context in
+            let userId = try await context.resolveRegisteredUser()
+            switch state {
+            case .on:
+                let password = try prompt.read("Password for \(userId): ")
+                try await Progress.run("Turning device unlock on (Argon2id, key service)...") {
+                    try await context.userStorage.enableDeviceUnlock(userId: userId, password: password)
+                }
+                Terminal.output("Device unlock is on for \(userId): `vault token` needs no password on this device.")
+            case .off:
+                try await context.userStorage.disableDeviceUnlock(userId: userId)
+                Terminal.output("Device unlock is off for \(userId): its secret is deleted.")
+            }
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import KeyServiceMock
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The embedded default: a KeyServiceMock run inside this process when no issuer is configured.
+///
+/// Its state (keys, lock counts, refresh-token families, signing key) lives in SQLite under
+/// `$XDG_STATE_HOME/credential-vault/keyservice-mock`, and its port is chosen on first use and remembered
+/// there, so the issuer URL, and with it every stored login, stays valid from run to run.
+struct EmbeddedKeyService {
+    let server: KeyServiceMockServer
+    private let lockDescriptor: Int32
+
+    /// Starts the server; waits (up to a minute) while another `vault` process uses it.
+    static func start(clientId: String, environment: [String: String]) async throws -> EmbeddedKeyService {
+        let root = Paths.embeddedRoot(environment: environment)
+        let state = Paths.embeddedKeyServiceState(environment: environment)
+        do {
+            try FileManager.default.createDirectory(
+                at: root,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+        } catch {
+            throw CLIError.other("cannot create \(root.path): \(error.localizedDescription)")
+        }
+        let lock = try await acquireLock(root.appending(path: "embedded.lock").path)
+        do {
+            let portFile = root.appending(path: "keyservice-mock.port")
+            let remembered = rememberedPort(environment: environment)
+            quietServerLogs()
+            var configuration = KeyServiceMockConfiguration()
+            configuration.port = remembered ?? 0
+            configuration.stateDirectory = state
+            configuration.clients = [MockClient(clientId: clientId, redirectURIs: ["http://127.0.0.1/callback"])]
+            let server: KeyServiceMockServer
+            do {
+                server = try await KeyServiceMockServer.start(configuration)
+            } catch {
+                if let remembered {
+                    throw CLIError(
+                        status: .unavailable,
+                        description: "the embedded key service cannot listen on 127.0.0.1:\(remembered), the port "
+                            + "it remembers (\(error)). Free the port, or remove \(portFile.path) to pick a new one "
+                            + "(logins stored with the old port then need `vault register`)."
+                    )
+                }
+                throw CLIError(status: .unavailable, description: "the embedded key service did not start: \(error)")
+            }
+            if remembered == nil, let port = server.baseURL.port {
+                try? Data("\(port)\n".utf8).write(to: portFile, options: .atomic)
+            }
+            return EmbeddedKeyService(server: server, lockDescriptor: lock)
+        } catch {
+            flock(lock, LOCK_UN)
+            close(lock)
+            throw error
+        }
+    }
+
+    /// The embedded issuer as it will be on the next start: its remembered port, or port 0 before first use.
+    static func rememberedIssuer(environment: [String: String]) -> URL {
+        let port = rememberedPort(environment: environment) ?? 0
+        return URL(string: "http://127.0.0.1:\(port)/auth/realms/demo")!
+    }
+
+    /// The port chosen on first use, if there was one.
+    static func rememberedPort(environment: [String: String]) -> Int? {
+        let portFile = Paths.embeddedRoot(environment: environment).appending(path: "keyservice-mock.port")
+        return (try? String(contentsOf: portFile, encoding: .utf8))
+            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    /// Stops the server and lets the next `vault` process have it.
+    func stop() async {
+        await server.stop()
+        flock(lockDescriptor, LOCK_UN)
+        close(lockDescriptor)
+    }
+
+    /// KeyServiceMock logs an error line each time it is stopped (Hummingbird reports the cancellation);
+    /// `vault` stops it on every run, so only critical lines are shown unless LOG_LEVEL says otherwise.
+    static func quietServerLogs() {
+        setenv("LOG_LEVEL", "critical", 0)
+    }
+
+    /// One process at a time runs the embedded server on its state directory: a second `vault` waits here.
+    private static func acquireLock(_ path: String) async throws -> Int32 {
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw CLIError.other("cannot open the lock file \(path) (errno \(errno))") }
+        var waited = false
+        let deadline = ContinuousClock.now + .seconds(60)
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard ContinuousClock.now < deadline else {
+                close(descriptor)
+                throw CLIError(
+                    status: .unavailable,
+                    description: "another vault command has used the embedded key service for a minute; try again"
+                )
+            }
+            if !waited {
+                Terminal.note("vault: waiting for another vault command that uses the embedded key service")
+                waited = true
+            }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        return descriptor
+    }
+}

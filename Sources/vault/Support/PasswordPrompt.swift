@@ -1,0 +1,92 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The terminal settings to put back if SIGINT arrives while echo is off. Written only before the handler
+/// is installed and after it is removed, read only by the handler.
+nonisolated(unsafe) private var savedTerminalSettings = termios()
+
+/// Reads passwords: from the terminal without echo, or one line per password from standard input.
+struct PasswordPrompt {
+    /// Whether passwords come from standard input (`--password-stdin`) rather than the terminal.
+    let fromStandardInput: Bool
+
+    /// One password. On a terminal: the prompt goes to standard error, echo is off while it is typed.
+    func read(_ prompt: String) throws -> String {
+        let password = try readRaw(prompt)
+        guard !password.isEmpty else { throw CLIError.usage("the password must not be empty") }
+        return password
+    }
+
+    /// A new password, asked twice on a terminal. With `--password-stdin` one line is enough; when a second
+    /// line follows it must repeat the first.
+    func readNew(
+        _ prompt: String = "New password: ",
+        repeat repeatPrompt: String = "Repeat the new password: "
+    )
+        throws -> String
+    {
+        let first = try read(prompt)
+        if fromStandardInput {
+            guard let second = Terminal.readLineFromStandardInput(), !second.isEmpty else { return first }
+            guard second == first else { throw CLIError.usage("the two new passwords on standard input differ") }
+            return first
+        }
+        let second = try readRaw(repeatPrompt)
+        guard second == first else { throw CLIError.usage("the two passwords differ; nothing was changed") }
+        return first
+    }
+
+    private func readRaw(_ prompt: String) throws -> String {
+        if fromStandardInput {
+            guard let line = Terminal.readLineFromStandardInput() else {
+                throw CLIError.usage("--password-stdin: standard input ended before a password line")
+            }
+            return line
+        }
+        guard Terminal.stdinIsTerminal else {
+            throw CLIError.usage(
+                "a password is needed, but standard input is not a terminal: pass --password-stdin "
+                    + "and write the password as one line"
+            )
+        }
+        return try Self.readWithoutEcho(prompt)
+    }
+
+    /// Clears ECHO (keeping ECHONL, so the newline still shows), prints the prompt only then, reads a line
+    /// and restores the settings, also on SIGINT.
+    private static func readWithoutEcho(_ prompt: String) throws -> String {
+        var original = termios()
+        guard tcgetattr(STDIN_FILENO, &original) == 0 else {
+            throw CLIError.other("cannot read the terminal settings (errno \(errno))")
+        }
+        var silent = original
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        silent.c_lflag |= tcflag_t(ECHONL)
+        savedTerminalSettings = original
+        let previousHandler = signal(SIGINT) { _ in
+            // Only async-signal-safe calls here: put echo back, end the line, exit as SIGINT would.
+            tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminalSettings)
+            _ = write(STDERR_FILENO, "\n", 1)
+            _exit(130)
+        }
+        defer {
+            tcsetattr(STDIN_FILENO, TCSAFLUSH, &original)
+            signal(SIGINT, previousHandler)
+        }
+        guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent) == 0 else {
+            throw CLIError.other("cannot turn off echo on the terminal (errno \(errno))")
+        }
+        // The prompt appears only once echo is off, so nothing typed after it can be echoed.
+        Terminal.writeError(prompt)
+        guard let line = Terminal.readLineFromStandardInput() else {
+            Terminal.writeError("\n")
+            throw CLIError.usage("no password was typed (end of input)")
+        }
+        return line
+    }
+}

@@ -1,0 +1,293 @@
+import ArgumentParser
+import Foundation
+
+/// The options every command that talks to the issuer or the store takes.
+struct ConnectionOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The OpenID Connect issuer URL (env VAULT_ISSUER).", valueName: "url"))
+    var issuer: String?
+
+    @Option(
+        help: ArgumentHelp("The public client id at the issuer (env VAULT_CLIENT_ID; default vault).", valueName: "id")
+    )
+    var clientId: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The key service's v1 base URL (env VAULT_KEY_SERVICE; default ISSUER/keyservice/v1).",
+            valueName: "url"
+        )
+    )
+    var keyService: String?
+
+    @Option(
+        help: ArgumentHelp("The directory of the encrypted logins (env VAULT_STORE).", valueName: "dir"),
+        completion: .directory
+    )
+    var store: String?
+
+    @Option(
+        name: [.short, .long],
+        help: ArgumentHelp("The user (env VAULT_USER; default: the only stored user).", valueName: "user")
+    )
+    var user: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The configuration file (env VAULT_CONFIG; default $XDG_CONFIG_HOME/credential-vault/config.json).",
+            valueName: "file"
+        ),
+        completion: .file(extensions: ["json"])
+    )
+    var config: String?
+}
+
+/// Where an effective setting came from.
+enum SettingSource: CustomStringConvertible {
+    case flag(String)
+    case environment(String)
+    case file(String)
+    case derived(String)
+    case builtIn
+    case embedded
+    case unset
+
+    var description: String {
+        switch self {
+        case .flag(let name): "flag --\(name)"
+        case .environment(let name): "environment \(name)"
+        case .file(let path): "config file \(path)"
+        case .derived(let from): "derived from \(from)"
+        case .builtIn: "default"
+        case .embedded: "embedded default"
+        case .unset: "not set"
+        }
+    }
+}
+
+/// One effective setting and its source.
+struct Setting {
+    let value: String?
+    let source: SettingSource
+}
+
+/// The effective configuration: flags, then environment variables, then the config file, then defaults.
+struct Settings {
+    /// One configurable value: its flag, environment variable and config-file key.
+    struct Key {
+        let name: String
+        let flag: String?
+        let environment: String
+        let fileKey: String
+        let help: String
+    }
+
+    static let issuerKey = Key(
+        name: "issuer",
+        flag: "issuer",
+        environment: "VAULT_ISSUER",
+        fileKey: "issuer",
+        help: "OpenID Connect issuer"
+    )
+    static let clientIdKey = Key(
+        name: "client-id",
+        flag: "client-id",
+        environment: "VAULT_CLIENT_ID",
+        fileKey: "clientId",
+        help: "public client id"
+    )
+    static let keyServiceKey = Key(
+        name: "key-service",
+        flag: "key-service",
+        environment: "VAULT_KEY_SERVICE",
+        fileKey: "keyService",
+        help: "key service v1 base URL"
+    )
+    static let storeKey = Key(
+        name: "store",
+        flag: "store",
+        environment: "VAULT_STORE",
+        fileKey: "store",
+        help: "directory of encrypted logins"
+    )
+    static let userKey = Key(
+        name: "user",
+        flag: "user",
+        environment: "VAULT_USER",
+        fileKey: "user",
+        help: "user to act for"
+    )
+    static let scopesKey = Key(
+        name: "scopes",
+        flag: nil,
+        environment: "VAULT_SCOPES",
+        fileKey: "scopes",
+        help: "scopes asked for at registration"
+    )
+    static let redirectURIKey = Key(
+        name: "redirect-uri",
+        flag: nil,
+        environment: "VAULT_REDIRECT_URI",
+        fileKey: "redirectURI",
+        help: "redirect URI (loopback: port chosen at login)"
+    )
+    static let timeoutKey = Key(
+        name: "timeout",
+        flag: nil,
+        environment: "VAULT_TIMEOUT",
+        fileKey: "timeout",
+        help: "seconds to wait for one HTTP answer"
+    )
+    static let allKeys = [
+        issuerKey, clientIdKey, keyServiceKey, storeKey, userKey, scopesKey, redirectURIKey, timeoutKey,
+    ]
+
+    let configFile: Setting
+    let issuer: Setting
+    let clientId: Setting
+    let keyService: Setting
+    let store: Setting
+    let user: Setting
+    let scopes: Setting
+    let redirectURI: Setting
+    let timeout: Setting
+
+    /// True when neither an issuer nor a key service is configured: `vault` then runs its own KeyServiceMock.
+    var isEmbedded: Bool { issuer.value == nil && keyService.value == nil }
+
+    /// Resolves every setting; throws ``CLIError`` (configuration) for an unreadable or unknown config file.
+    init(options: ConnectionOptions, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        let explicitFile: Setting? =
+            if let path = options.config {
+                Setting(value: path, source: .flag("config"))
+            } else if let path = environment["VAULT_CONFIG"], !path.isEmpty {
+                Setting(value: path, source: .environment("VAULT_CONFIG"))
+            } else {
+                nil
+            }
+        let filePath = explicitFile?.value ?? Paths.configFile(environment: environment).path
+        configFile = explicitFile ?? Setting(value: filePath, source: .builtIn)
+        let file = try Self.readConfigFile(filePath, required: explicitFile != nil)
+
+        func resolve(_ key: Key, flag: String?) -> Setting {
+            if let flag, let name = key.flag { return Setting(value: flag, source: .flag(name)) }
+            if let value = environment[key.environment], !value.isEmpty {
+                return Setting(value: value, source: .environment(key.environment))
+            }
+            if let value = file[key.fileKey] { return Setting(value: value, source: .file(filePath)) }
+            return Setting(value: nil, source: .unset)
+        }
+
+        issuer = resolve(Self.issuerKey, flag: options.issuer)
+        let clientId = resolve(Self.clientIdKey, flag: options.clientId)
+        self.clientId = clientId.value == nil ? Setting(value: "vault", source: .builtIn) : clientId
+        let keyService = resolve(Self.keyServiceKey, flag: options.keyService)
+        if keyService.value == nil, let issuer = issuer.value {
+            let trimmed = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
+            self.keyService = Setting(value: trimmed + "/keyservice/v1", source: .derived("the issuer"))
+        } else {
+            self.keyService = keyService
+        }
+        let embedded = issuer.value == nil && keyService.value == nil
+        let store = resolve(Self.storeKey, flag: options.store)
+        if store.value != nil {
+            self.store = store
+        } else if embedded {
+            self.store = Setting(value: Paths.embeddedStore(environment: environment).path, source: .embedded)
+        } else {
+            self.store = Setting(value: Paths.defaultStore(environment: environment).path, source: .builtIn)
+        }
+        user = resolve(Self.userKey, flag: options.user)
+        let scopes = resolve(Self.scopesKey, flag: nil)
+        self.scopes = scopes.value == nil ? Setting(value: "openid offline_access", source: .builtIn) : scopes
+        let redirect = resolve(Self.redirectURIKey, flag: nil)
+        redirectURI = redirect.value == nil ? Setting(value: "http://127.0.0.1/callback", source: .builtIn) : redirect
+        let timeout = resolve(Self.timeoutKey, flag: nil)
+        self.timeout = timeout.value == nil ? Setting(value: "15", source: .builtIn) : timeout
+    }
+
+    /// The rows `vault config` prints, in a fixed order.
+    var rows: [(name: String, setting: Setting)] {
+        [
+            ("issuer", isEmbedded ? Setting(value: nil, source: .embedded) : issuer),
+            ("key-service", isEmbedded ? Setting(value: nil, source: .embedded) : keyService),
+            ("client-id", clientId),
+            ("store", store),
+            ("user", user),
+            ("scopes", scopes),
+            ("redirect-uri", redirectURI),
+            ("timeout", timeout),
+            ("config-file", configFile),
+        ]
+    }
+
+    /// The config file as a dictionary of strings; `scopes` may be an array, `timeout` a number.
+    private static func readConfigFile(_ path: String, required: Bool) throws -> [String: String] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            if required || FileManager.default.fileExists(atPath: path) {
+                throw CLIError.configuration("cannot read the config file \(path)")
+            }
+            return [:]
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw CLIError.configuration("the config file \(path) is not a JSON object")
+        }
+        let known = Set(allKeys.map(\.fileKey))
+        var values: [String: String] = [:]
+        for (key, value) in object {
+            guard known.contains(key) else {
+                throw CLIError.configuration(
+                    "the config file \(path) has an unknown key '\(key)'; known keys: "
+                        + allKeys.map(\.fileKey).joined(separator: ", ")
+                )
+            }
+            switch value {
+            case let text as String: values[key] = text
+            case let list as [String] where key == "scopes": values[key] = list.joined(separator: " ")
+            case let number as NSNumber where key == "timeout": values[key] = number.stringValue
+            default:
+                throw CLIError.configuration("the config file \(path): '\(key)' must be a string")
+            }
+        }
+        return values
+    }
+}
+
+extension SettingSource: Equatable {}
+
+/// The XDG locations `vault` uses.
+enum Paths {
+    static func configFile(environment: [String: String]) -> URL {
+        base(environment["XDG_CONFIG_HOME"], fallback: ".config").appending(path: "credential-vault/config.json")
+    }
+
+    /// The library's default store: `$XDG_DATA_HOME/credential-vault`.
+    static func defaultStore(environment: [String: String]) -> URL {
+        base(environment["XDG_DATA_HOME"], fallback: ".local/share").appending(path: "credential-vault")
+    }
+
+    /// Everything of the embedded default: `$XDG_STATE_HOME/credential-vault`.
+    static func embeddedRoot(environment: [String: String]) -> URL {
+        base(environment["XDG_STATE_HOME"], fallback: ".local/state").appending(path: "credential-vault")
+    }
+
+    /// The embedded KeyServiceMock's state (SQLite, pepper, remembered port).
+    static func embeddedKeyServiceState(environment: [String: String]) -> URL {
+        embeddedRoot(environment: environment).appending(path: "keyservice-mock")
+    }
+
+    /// Envelopes sealed against the embedded key service, kept apart from those of a real issuer.
+    static func embeddedStore(environment: [String: String]) -> URL {
+        embeddedRoot(environment: environment).appending(path: "store")
+    }
+
+    /// `~/x` as `$HOME/x`, for paths written in the config file.
+    static func expandingTilde(_ path: String) -> String {
+        guard path == "~" || path.hasPrefix("~/") else { return path }
+        return FileManager.default.homeDirectoryForCurrentUser.path + path.dropFirst()
+    }
+
+    private static func base(_ value: String?, fallback: String) -> URL {
+        if let value, value.hasPrefix("/") { return URL(fileURLWithPath: value, isDirectory: true) }
+        return FileManager.default.homeDirectoryForCurrentUser.appending(path: fallback)
+    }
+}

@@ -1,0 +1,257 @@
+import ArgumentParser
+import CredentialVault
+import Foundation
+import KeyServiceMock
+import VaultCrypto
+
+/// What one command run works with: the effective settings, the vault, and the embedded key service when
+/// no issuer is configured. Built by ``with(_:_:)``, which also turns every failure into a message and an
+/// exit status.
+final class VaultContext {
+    let settings: Settings
+    let vault: Vault
+    private let embedded: EmbeddedKeyService?
+    /// The user the command acts for, once known: named in error messages.
+    var userId: String?
+
+    private init(settings: Settings, vault: Vault, embedded: EmbeddedKeyService?) {
+        self.settings = settings
+        self.vault = vault
+        self.embedded = embedded
+    }
+
+    var storeDirectory: URL { vault.userStorage.directory }
+    var auth: Auth { vault.auth }
+    var userStorage: UserStorage { vault.userStorage }
+    /// Whether this run uses the embedded KeyServiceMock (started or not).
+    var isEmbedded: Bool { settings.isEmbedded }
+
+    /// Resolves the settings, starts the embedded key service when needed, runs `body`, stops the server.
+    ///
+    /// With `offline` the embedded key service is not started (for commands that need no network): the
+    /// vault then points at the remembered embedded URL and is never asked to reach it.
+    static func with(
+        _ options: ConnectionOptions,
+        offline: Bool = false,
+        _ body: (VaultContext) async throws -> Void
+    ) async throws {
+        try await Command.guarded { () async throws -> VaultContext? in
+            let settings = try Settings(options: options)
+            let environment = ProcessInfo.processInfo.environment
+            let embedded: EmbeddedKeyService?
+            let issuer: URL
+            let keyService: URL
+            if settings.isEmbedded && offline {
+                embedded = nil
+                issuer = EmbeddedKeyService.rememberedIssuer(environment: environment)
+                keyService = issuer.appending(path: "keyservice/v1")
+            } else if settings.isEmbedded {
+                let started = try await EmbeddedKeyService.start(
+                    clientId: settings.clientId.value ?? "vault",
+                    environment: environment
+                )
+                embedded = started
+                issuer = started.server.issuer
+                keyService = started.server.keyServiceURL
+                Terminal.note(
+                    "vault: no issuer configured: using the embedded KeyServiceMock at \(issuer.absoluteString) "
+                        + "(state in \(Paths.embeddedRoot(environment: environment).path))"
+                )
+            } else {
+                embedded = nil
+                guard let issuerText = settings.issuer.value else {
+                    throw CLIError.configuration(
+                        "a key service is configured (\(settings.keyService.source)) but no issuer: set --issuer or "
+                            + "VAULT_ISSUER too"
+                    )
+                }
+                issuer = try url(issuerText, name: "issuer", source: settings.issuer.source)
+                keyService = try url(
+                    settings.keyService.value ?? "",
+                    name: "key service",
+                    source: settings.keyService.source
+                )
+            }
+            let context: VaultContext
+            do {
+                context = VaultContext(
+                    settings: settings,
+                    vault: try Vault(configuration: configuration(settings, issuer: issuer, keyService: keyService)),
+                    embedded: embedded
+                )
+            } catch {
+                await embedded?.stop()
+                throw error
+            }
+            return context
+        } body: { context in
+            try await body(context)
+        }
+    }
+
+    private static func configuration(_ settings: Settings, issuer: URL, keyService: URL) throws -> VaultConfiguration {
+        let redirect = try url(
+            settings.redirectURI.value ?? "",
+            name: "redirect URI",
+            source: settings.redirectURI.source
+        )
+        guard let timeout = settings.timeout.value.flatMap(TimeInterval.init), timeout > 0, timeout <= 600 else {
+            throw CLIError.configuration("the timeout (\(settings.timeout.source)) must be 1 to 600 seconds")
+        }
+        let scopes = (settings.scopes.value ?? "").split(separator: " ").map(String.init)
+        return VaultConfiguration(
+            issuer: issuer,
+            clientId: settings.clientId.value ?? "vault",
+            redirectURI: redirect,
+            scopes: scopes.isEmpty ? ["openid", "offline_access"] : scopes,
+            keyServiceURL: keyService,
+            storeDirectory: settings.store.value.map {
+                URL(fileURLWithPath: Paths.expandingTilde($0), isDirectory: true)
+            },
+            requestTimeout: timeout
+        )
+    }
+
+    private static func url(_ text: String, name: String, source: SettingSource) throws -> URL {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            url.host?.isEmpty == false
+        else {
+            throw CLIError.configuration("the \(name) '\(text)' (\(source)) is not an http or https URL")
+        }
+        return url
+    }
+
+    fileprivate func stop() async {
+        await embedded?.stop()
+    }
+
+    // MARK: Users
+
+    /// The configured user, else the only stored one.
+    func resolveUser() async throws -> String {
+        if let user = settings.user.value {
+            userId = user
+            return user
+        }
+        let users = try await userStorage.availableUserIds
+        if users.count == 1 {
+            userId = users[0]
+            return users[0]
+        }
+        if users.isEmpty {
+            throw CLIError(
+                status: .notRegistered,
+                description: "no login is stored in \(storeDirectory.path). Run `vault register` to log in with "
+                    + "OpenID Connect and set a password."
+            )
+        }
+        throw CLIError.usage(
+            "\(users.count) users are stored (\(users.joined(separator: ", "))); say which one with --user or VAULT_USER"
+        )
+    }
+
+    /// Like ``resolveUser()``, and refuses a user with nothing stored (exit status 67).
+    func resolveRegisteredUser() async throws -> String {
+        let user = try await resolveUser()
+        guard await userStorage.hasStoredRefreshToken(userId: user) else {
+            throw VaultError.storage(.noStoredRefreshToken(userId: user))
+        }
+        return user
+    }
+
+    /// Logs in with device unlock when it is on (and `allowDeviceUnlock`), otherwise with the password.
+    /// - Returns: the access token and whether device unlock was used.
+    func unlock(
+        userId: String,
+        prompt: PasswordPrompt,
+        allowDeviceUnlock: Bool = true,
+        storeNewRefreshToken: Bool = true
+    ) async throws -> (token: JWT, viaDevice: Bool) {
+        if allowDeviceUnlock, await userStorage.hasDeviceUnlock(userId: userId) {
+            do {
+                let token = try await Progress.run("Unlocking with the device secret...") {
+                    try await auth.loginWithDeviceUnlock(userId: userId, storeNewRefreshToken: storeNewRefreshToken)
+                }
+                return (token, true)
+            } catch let error as VaultError where error.isDeviceUnlockFailed {
+                guard prompt.fromStandardInput || Terminal.stdinIsTerminal else { throw error }
+                Terminal.note("vault: \(CLIError.from(error).description) Asking for the password instead.")
+            }
+        }
+        let password = try prompt.read("Password for \(userId): ")
+        let token = try await Progress.run("Unlocking (Argon2id, key service, token endpoint)...") {
+            try await auth.loginWithPassword(
+                userId: userId,
+                password: password,
+                storeNewRefreshToken: storeNewRefreshToken
+            )
+        }
+        return (token, false)
+    }
+
+    /// The count of wrong passwords in a row the store has recorded for `userId` (0 when none).
+    ///
+    /// Reads the library's counter file directly: `UserStorage` has no public accessor for it yet.
+    static func recordedWrongPasswords(userId: String, store: URL) -> Int {
+        let digest = SHA256.hash(Data(userId.utf8)).map { String(format: "%02x", $0) }.joined()
+        let file = store.appending(path: "\(digest).attempts")
+        guard let data = FileManager.default.contents(atPath: file.path) else { return 0 }
+        return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+}
+
+/// Running a command body with `vault`'s error handling.
+enum Command {
+    /// Runs `body`; prints any failure as `vault: message` on standard error and exits with its status.
+    static func run(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            throw fail(CLIError.from(error))
+        }
+    }
+
+    /// Runs `body`; a failure is printed and becomes its exit status, as in ``run(_:)``.
+    static func catching<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            throw fail(CLIError.from(error))
+        }
+    }
+
+    static func fail(_ error: CLIError) -> ExitCode {
+        Terminal.note("vault: \(error.description)")
+        return ExitCode(error.status)
+    }
+
+    fileprivate static func guarded(
+        _ make: () async throws -> VaultContext?,
+        body: (VaultContext) async throws -> Void
+    ) async throws {
+        var context: VaultContext?
+        do {
+            context = try await make()
+            if let context { try await body(context) }
+            await context?.stop()
+        } catch let error as ExitCode {
+            await context?.stop()
+            throw error
+        } catch {
+            await context?.stop()
+            let user = context?.userId
+            let attempts = user.flatMap { user in
+                context.map { recordedWrongPasswords(user, $0) }
+            }
+            throw fail(CLIError.from(error, userId: user, attempts: attempts))
+        }
+    }
+
+    private static func recordedWrongPasswords(_ user: String, _ context: VaultContext) -> Int {
+        VaultContext.recordedWrongPasswords(userId: user, store: context.storeDirectory)
+    }
+}

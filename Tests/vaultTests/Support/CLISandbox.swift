@@ -1,0 +1,167 @@
+import CredentialVault
+import Foundation
+import KeyServiceMock
+
+/// What one run of the `vault` binary did.
+struct CLIResult {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+}
+
+/// A private home for running the built `vault` binary: temporary XDG directories and store, an environment
+/// that inherits no VAULT_* setting, and optionally a KeyServiceMock in this test process as the issuer.
+final class CLISandbox: Sendable {
+    let root: URL
+    let server: KeyServiceMockServer?
+    let environment: [String: String]
+
+    /// The store directory the sandbox points VAULT_STORE at (when it has a server).
+    var store: URL { root.appending(path: "store") }
+
+    /// A sandbox against a fresh in-process KeyServiceMock (`withServer`), or with no issuer at all, so
+    /// that `vault` falls back to its embedded default.
+    static func make(withServer: Bool = true) async throws -> CLISandbox {
+        // KeyServiceMock logs an error line whenever it is stopped; keep the test log readable.
+        setenv("LOG_LEVEL", "critical", 0)
+        let root = FileManager.default.temporaryDirectory.appending(path: "vault-cli-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: root,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+        let inherited = ProcessInfo.processInfo.environment
+        var environment: [String: String] = [
+            "PATH": inherited["PATH"] ?? "/usr/bin:/bin",
+            "HOME": root.appending(path: "home").path,
+            "XDG_CONFIG_HOME": root.appending(path: "config").path,
+            "XDG_STATE_HOME": root.appending(path: "state").path,
+            "XDG_DATA_HOME": root.appending(path: "data").path,
+            "LANG": "C.UTF-8",
+        ]
+        if let pyenv = inherited["PYENV_ROOT"] { environment["PYENV_ROOT"] = pyenv }
+        var server: KeyServiceMockServer?
+        if withServer {
+            let started = try await KeyServiceMockServer.start()
+            environment["VAULT_ISSUER"] = started.issuer.absoluteString
+            environment["VAULT_STORE"] = root.appending(path: "store").path
+            server = started
+        }
+        return CLISandbox(root: root, server: server, environment: environment)
+    }
+
+    private init(root: URL, server: KeyServiceMockServer?, environment: [String: String]) {
+        self.root = root
+        self.server = server
+        self.environment = environment
+    }
+
+    func stop() async {
+        await server?.stop()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// Runs `vault arguments...` with `stdin` as its standard input (empty: end of input at once).
+    func run(
+        _ arguments: [String],
+        stdin: String = "",
+        environment extra: [String: String] = [:]
+    ) async throws
+        -> CLIResult
+    {
+        try await Self.run(
+            executable: Self.vaultBinary,
+            arguments: arguments,
+            stdin: stdin,
+            environment: environment.merging(extra) { $1 },
+            in: root
+        )
+    }
+
+    /// Runs `python3 script arguments...` in the sandbox's environment (the pseudo-terminal tests).
+    func runPython(_ script: String, arguments: [String]) async throws -> CLIResult {
+        let file = root.appending(path: "script-\(UUID().uuidString).py")
+        try Data(script.utf8).write(to: file)
+        return try await Self.run(
+            executable: URL(fileURLWithPath: "/usr/bin/env"),
+            arguments: ["python3", file.path] + arguments,
+            stdin: "",
+            environment: environment,
+            in: root
+        )
+    }
+
+    /// Files in the store directory.
+    func storeFiles() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: store.path)) ?? []).sorted()
+    }
+
+    /// The built `vault`: beside the test bundle (`.build/debug`), else found from this source file.
+    static var vaultBinary: URL {
+        if let folder = Bundle.main.executableURL?.deletingLastPathComponent() {
+            let candidate = folder.appending(path: "vault")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        let packageRoot = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        return packageRoot.appending(path: ".build/debug/vault")
+    }
+
+    /// Output goes to files (no pipe can fill up), and the exit is awaited without blocking a thread.
+    private static func run(
+        executable: URL,
+        arguments: [String],
+        stdin: String,
+        environment: [String: String],
+        in folder: URL
+    ) async throws -> CLIResult {
+        let id = UUID().uuidString
+        // Standard input from a file, not a pipe: nothing to write while the child runs, no SIGPIPE.
+        let inURL = folder.appending(path: "in-\(id)")
+        try Data(stdin.utf8).write(to: inURL)
+        let input = try FileHandle(forReadingFrom: inURL)
+        let outURL = folder.appending(path: "out-\(id)")
+        let errURL = folder.appending(path: "err-\(id)")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
+        defer {
+            try? input.close()
+            try? out.close()
+            try? err.close()
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        process.currentDirectoryURL = folder
+        process.standardInput = input
+        process.standardOutput = out
+        process.standardError = err
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { finished in continuation.resume(returning: finished.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+        let stdout = String(decoding: try Data(contentsOf: outURL), as: UTF8.self)
+        let stderr = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
+        return CLIResult(status: status, stdout: stdout, stderr: stderr)
+    }
+}
+
+/// Runs `body` with a sandbox and always cleans it up.
+func withSandbox(withServer: Bool = true, _ body: (CLISandbox) async throws -> Void) async throws {
+    let sandbox = try await CLISandbox.make(withServer: withServer)
+    do {
+        try await body(sandbox)
+    } catch {
+        await sandbox.stop()
+        throw error
+    }
+    await sandbox.stop()
+}
