@@ -341,9 +341,15 @@ public actor Auth {
         let redirect: URL
         if let receiver {
             do {
-                redirect = try await receiver.waitForRedirect(path: redirectURI.path, timeout: timeout)
-            } catch {
+                redirect = try await withTaskCancellationHandler {
+                    try await receiver.waitForRedirect(path: redirectURI.path, timeout: timeout)
+                } onCancel: {
+                    receiver.stop()
+                }
+            } catch let error as AuthError {
                 throw .auth(error)
+            } catch {
+                throw .auth(.openIDConnectFailed(reason: "the login was cancelled"))
             }
         } else {
             redirect = await withCheckedContinuation { continuation in

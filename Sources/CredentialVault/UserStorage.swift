@@ -145,6 +145,13 @@ public actor UserStorage {
         }
     }
 
+    /// Wrong passwords in a row this device has seen for `userId` since the last success (0 when none);
+    /// three mean the key is locked. The count lives on the server; this is what is known here.
+    public func consecutiveWrongPasswords(userId: String) -> Int {
+        guard let data = try? store.read(Self.fileName(userId: userId, kind: .attempts)) else { return 0 }
+        return Int(String(decoding: data, as: UTF8.self)) ?? 0
+    }
+
     // MARK: Device unlock
 
     /// Turns device unlock on: after the key service accepts `password`, keeps its long secret and the

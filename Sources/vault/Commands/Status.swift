@@ -22,7 +22,7 @@ struct Status: AsyncParsableCommand {
             let storage = context.userStorage
             var rows: [(user: String, deviceUnlock: Bool, wrong: Int)] = []
             for user in try await storage.availableUserIds {
-                let wrong = VaultContext.recordedWrongPasswords(userId: user, store: context.storeDirectory)
+                let wrong = await storage.consecutiveWrongPasswords(userId: user)
                 rows.append((user, await storage.hasDeviceUnlock(userId: user), wrong))
             }
             let issuer =

@@ -188,16 +188,6 @@ final class VaultContext {
         }
         return (token, false)
     }
-
-    /// The count of wrong passwords in a row the store has recorded for `userId` (0 when none).
-    ///
-    /// Reads the library's counter file directly: `UserStorage` has no public accessor for it yet.
-    static func recordedWrongPasswords(userId: String, store: URL) -> Int {
-        let digest = SHA256.hash(Data(userId.utf8)).map { String(format: "%02x", $0) }.joined()
-        let file = store.appending(path: "\(digest).attempts")
-        guard let data = FileManager.default.contents(atPath: file.path) else { return 0 }
-        return Int(String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-    }
 }
 
 /// Running a command body with `vault`'s error handling.
@@ -244,14 +234,9 @@ enum Command {
         } catch {
             await context?.stop()
             let user = context?.userId
-            let attempts = user.flatMap { user in
-                context.map { recordedWrongPasswords(user, $0) }
-            }
+            var attempts: Int?
+            if let user, let context { attempts = await context.userStorage.consecutiveWrongPasswords(userId: user) }
             throw fail(CLIError.from(error, userId: user, attempts: attempts))
         }
-    }
-
-    private static func recordedWrongPasswords(_ user: String, _ context: VaultContext) -> Int {
-        VaultContext.recordedWrongPasswords(userId: user, store: context.storeDirectory)
     }
 }
