@@ -104,16 +104,14 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        var urlRequest = URLRequest(url: request.url, timeoutInterval: request.timeout)
+        // FoundationNetworking counts the timeout in whole seconds (a fraction would turn it off): round up.
+        var urlRequest = URLRequest(url: request.url, timeoutInterval: max(1, request.timeout.rounded(.up)))
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         urlRequest.httpBody = request.body
         let host = request.url.host ?? request.url.absoluteString
         do {
-            let prepared = urlRequest
-            let (data, response) = try await withTimeout(request.timeout, host: host) {
-                try await self.session.data(for: prepared)
-            }
+            let (data, response) = try await session.data(for: urlRequest)
             guard let http = response as? HTTPURLResponse else {
                 throw TransportError(kind: .noResponse, host: host, reason: "the answer was not HTTP")
             }
@@ -130,24 +128,6 @@ public final class URLSessionTransport: HTTPTransport {
             throw TransportError(kind: .noResponse, host: host, reason: Self.reason(error))
         } catch {
             throw TransportError(kind: .noResponse, host: host, reason: "\(type(of: error))")
-        }
-    }
-
-    /// FoundationNetworking does not enforce `URLRequest.timeoutInterval` on every path, so the whole
-    /// exchange races a timer here and the loser is cancelled.
-    private func withTimeout<T: Sendable>(
-        _ seconds: TimeInterval,
-        host: String,
-        _ operation: @escaping @Sendable () async throws -> T
-    ) async throws -> T {
-        try await withThrowingTaskGroup(of: T.self) { group in
-            group.addTask { try await operation() }
-            group.addTask {
-                try await Task.sleep(for: .seconds(seconds))
-                throw TransportError(kind: .timedOut, host: host, reason: "timed out after \(seconds) s")
-            }
-            defer { group.cancelAll() }
-            return try await group.next()!
         }
     }
 

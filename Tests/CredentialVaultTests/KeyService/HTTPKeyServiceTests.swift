@@ -84,7 +84,7 @@ struct HTTPKeyServiceTests {
     func timeout() async throws {
         let server = try await KeyServiceMockServer.start()
         defer { Task { await server.stop() } }
-        let client = try HTTPKeyService(baseURL: server.keyServiceURL, timeout: 0.5)
+        let client = try HTTPKeyService(baseURL: server.keyServiceURL, timeout: 1)
         server.faults.set(.delay(.seconds(3)), for: .keyService)
         await #expect(throws: KeyServiceError.potentiallyNoInternet(host: "127.0.0.1")) {
             try await client.createKey(secret: secret)
