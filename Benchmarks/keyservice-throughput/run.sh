@@ -13,9 +13,13 @@ ROUNDS=${ROUNDS:-2}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 work=$(mktemp -d)
-pids=""
 cleanup() {
-    for pid in $pids; do kill "$pid" 2>/dev/null || true; done
+    for pidfile in "$work"/*.pid; do
+        [ -f "$pidfile" ] || continue
+        pid=$(cat "$pidfile")
+        kill "$pid" 2>/dev/null || true
+        for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    done
     rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
@@ -28,18 +32,20 @@ echo "building keyservice-mock and echo-server (release)..."
 mock_bin="$(cd "$root" && "$SWIFT" build -c release --show-bin-path)/keyservice-mock"
 echo_bin="$(cd "$here" && "$SWIFT" build -c release --show-bin-path)/echo-server"
 
-# Starts a server and prints the URL of its ready line.
+# Starts a server and prints the URL of its ready line. It runs inside $(...), a subshell, so the
+# server's pid goes to a file for cleanup to find.
 start() {
     out="$work/$1.out"
+    name=$1
     shift
     "$@" >"$out" &
-    pids="$pids $!"
+    echo $! >"$work/$name.pid"
     for _ in $(seq 1 100); do
         url=$(grep -o 'http://[0-9.:]*' "$out" 2>/dev/null | head -n 1 || true)
         if [ -n "$url" ]; then echo "$url"; return 0; fi
         sleep 0.1
     done
-    echo "$1 did not start" >&2
+    echo "$name did not start" >&2
     exit 1
 }
 

@@ -8,8 +8,9 @@ import ServiceLifecycle
 ///
 /// ```swift
 /// let server = try await KeyServiceMockServer.start()
-/// defer { Task { await server.stop() } }
 /// let keyService = server.keyServiceURL   // http://127.0.0.1:PORT/auth/realms/demo/keyservice/v1
+/// // ... talk to it over HTTP ...
+/// await server.stop()
 /// ```
 ///
 /// Start it in-process on port 0 in a test, or run the `keyservice-mock` executable.
@@ -66,9 +67,12 @@ public final class KeyServiceMockServer: Sendable {
         }
         do {
             return try await start(configuration, state: state)
-        } catch {
+        } catch let error as KeyServiceMockError {
             state.close()
             throw error
+        } catch {
+            state.close()
+            throw KeyServiceMockError("cannot start: \(error)")
         }
     }
 
