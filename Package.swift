@@ -4,7 +4,8 @@ import PackageDescription
 
 let package = Package(
     name: "CredentialVault",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    // Synchronization.Mutex needs macOS 15 / iOS 18.
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "CredentialVault", targets: ["CredentialVault"]),
         .library(name: "VaultCrypto", targets: ["VaultCrypto"]),
@@ -35,9 +36,7 @@ let package = Package(
                 "CredentialVault",
                 "KeyServiceMock",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            // The README section the lead moves into README.md; drop this line with it.
-            exclude: ["README.md"]
+            ]
         ),
         .target(
             name: "KeyServiceMock",

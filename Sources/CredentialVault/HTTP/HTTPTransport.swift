@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -104,14 +105,35 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        // FoundationNetworking counts the timeout in whole seconds (a fraction would turn it off): round up.
-        var urlRequest = URLRequest(url: request.url, timeoutInterval: max(1, request.timeout.rounded(.up)))
+        var urlRequest = URLRequest(url: request.url, timeoutInterval: request.timeout)
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         urlRequest.httpBody = request.body
         let host = request.url.host ?? request.url.absoluteString
-        do {
-            let (data, response) = try await session.data(for: urlRequest)
+
+        // FoundationNetworking does not enforce the request's timeout on every path, and cancelling a task
+        // from a Swift cancellation handler can deadlock it; so a dispatch timer cancels the task instead,
+        // and whichever of the answer and the timer comes first settles the call.
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+            let settle = SettleOnce(continuation)
+            let task = session.dataTask(with: urlRequest) { data, response, error in
+                settle.resume(.answered(data, response, error))
+            }
+            task.resume()
+            DispatchQueue.global().asyncAfter(deadline: .now() + request.timeout) {
+                if settle.resume(.timedOut) { task.cancel() }
+            }
+        }
+        switch outcome {
+        case .timedOut:
+            throw TransportError(kind: .timedOut, host: host, reason: "timed out after \(request.timeout) s")
+        case .answered(_, _, let error as URLError) where error.code == .timedOut:
+            throw TransportError(kind: .timedOut, host: host, reason: "timed out after \(request.timeout) s")
+        case .answered(_, _, let error as URLError):
+            throw TransportError(kind: .noResponse, host: host, reason: Self.reason(error))
+        case .answered(_, _, let error?):
+            throw TransportError(kind: .noResponse, host: host, reason: "\(type(of: error))")
+        case .answered(let data, let response, nil):
             guard let http = response as? HTTPURLResponse else {
                 throw TransportError(kind: .noResponse, host: host, reason: "the answer was not HTTP")
             }
@@ -119,15 +141,35 @@ public final class URLSessionTransport: HTTPTransport {
             for (name, value) in http.allHeaderFields {
                 if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
             }
-            return HTTPResponse(status: http.statusCode, headers: headers, body: data)
-        } catch let error as TransportError {
-            throw error
-        } catch let error as URLError where error.code == .timedOut {
-            throw TransportError(kind: .timedOut, host: host, reason: "timed out after \(request.timeout) s")
-        } catch let error as URLError {
-            throw TransportError(kind: .noResponse, host: host, reason: Self.reason(error))
-        } catch {
-            throw TransportError(kind: .noResponse, host: host, reason: "\(type(of: error))")
+            return HTTPResponse(status: http.statusCode, headers: headers, body: data ?? Data())
+        }
+    }
+
+    private enum Outcome: @unchecked Sendable {
+        // @unchecked Sendable: the values are handed over once, from URLSession's queue to the waiting task.
+        case answered(Data?, URLResponse?, (any Error)?)
+        case timedOut
+    }
+
+    /// Resumes a continuation exactly once, whoever comes first.
+    private final class SettleOnce: Sendable {
+        private let continuation: Mutex<CheckedContinuation<Outcome, Never>?>
+
+        init(_ continuation: CheckedContinuation<Outcome, Never>) {
+            self.continuation = Mutex(continuation)
+        }
+
+        /// Whether this call was the one that resumed it.
+        @discardableResult
+        func resume(_ outcome: Outcome) -> Bool {
+            guard
+                let pending = continuation.withLock({ value in
+                    defer { value = nil }
+                    return value
+                })
+            else { return false }
+            pending.resume(returning: outcome)
+            return true
         }
     }
 

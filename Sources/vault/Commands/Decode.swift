@@ -57,7 +57,9 @@ struct Decode: AsyncParsableCommand {
             } else {
                 Terminal.output("It has no expiry (no exp claim).")
             }
-            if header["alg"]?.stringValue?.lowercased() == "none" { Terminal.output("Warning: alg is \"none\": the token carries no signature at all.") }
+            if header["alg"]?.stringValue?.lowercased() == "none" {
+                Terminal.output("Warning: alg is \"none\": the token carries no signature at all.")
+            }
         }
     }
 }
