@@ -1,8 +1,5 @@
+import CredentialVault
 import Foundation
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Shows the authorization URL of the OpenID Connect code flow, or follows it when nobody is at a browser.
 enum AuthorizationPresenter {
@@ -23,33 +20,27 @@ enum AuthorizationPresenter {
     /// code to the loopback listener. A failure is delivered to the listener as an OAuth error, so the flow
     /// ends at once with the reason instead of waiting for its timeout.
     static func unattended(_ url: URL) async {
-        let session = URLSession(configuration: .ephemeral, delegate: RedirectRefuser(), delegateQueue: nil)
-        defer { session.finishTasksAndInvalidate() }
-        let location: URL
+        // The library's transport never follows redirects: the 302 comes back to be read here.
+        let transport = URLSessionTransport()
+        let response: HTTPResponse
         do {
-            var request = URLRequest(url: url, timeoutInterval: 15)
-            request.httpMethod = "GET"
-            let (_, response) = try await session.data(for: request)
-            let http = response as? HTTPURLResponse
-            guard let http, (300..<400).contains(http.statusCode),
-                let header = http.value(forHTTPHeaderField: "Location"),
-                let target = URL(string: header, relativeTo: url)?.absoluteURL
-            else {
-                let status = http.map { "HTTP \($0.statusCode)" } ?? "no HTTP answer"
-                await deliverError(
-                    "the authorization endpoint answered \(status) instead of a redirect; it needs a browser "
-                        + "(run without --unattended)",
-                    authorizationURL: url,
-                    session: session
-                )
-                return
-            }
-            location = target
+            response = try await transport.send(HTTPRequest(method: "GET", url: url))
         } catch {
             await deliverError(
-                "could not reach \(url.host ?? "the issuer"): \(error.localizedDescription)",
+                "could not reach \(error.host): \(error.reason)",
                 authorizationURL: url,
-                session: session
+                transport: transport
+            )
+            return
+        }
+        guard (300..<400).contains(response.status), let header = response.headers["location"],
+            let location = URL(string: header, relativeTo: url)?.absoluteURL
+        else {
+            await deliverError(
+                "the authorization endpoint answered HTTP \(response.status) instead of a redirect; it needs a browser "
+                    + "(run without --unattended)",
+                authorizationURL: url,
+                transport: transport
             )
             return
         }
@@ -57,14 +48,15 @@ enum AuthorizationPresenter {
             await deliverError(
                 "the issuer redirected somewhere other than this login's redirect URI",
                 authorizationURL: url,
-                session: session
+                transport: transport
             )
             return
         }
-        _ = try? await session.data(from: location)
+        _ = try? await transport.send(HTTPRequest(method: "GET", url: location))
     }
 
-    private static func deliverError(_ reason: String, authorizationURL: URL, session: URLSession) async {
+    /// Ends the waiting flow at once with `reason`, as an OAuth error answer on the loopback listener.
+    private static func deliverError(_ reason: String, authorizationURL: URL, transport: URLSessionTransport) async {
         guard let redirect = queryItem("redirect_uri", in: authorizationURL),
             var components = URLComponents(string: redirect)
         else { return }
@@ -74,7 +66,7 @@ enum AuthorizationPresenter {
             URLQueryItem(name: "state", value: queryItem("state", in: authorizationURL)),
         ]
         guard let url = components.url else { return }
-        _ = try? await session.data(from: url)
+        _ = try? await transport.send(HTTPRequest(method: "GET", url: url))
     }
 
     private static func queryItem(_ name: String, in url: URL) -> String? {
@@ -94,18 +86,5 @@ enum AuthorizationPresenter {
             return false
         }
         return true
-    }
-}
-
-/// Keeps URLSession from following the authorization endpoint's redirect: the presenter reads it itself.
-private final class RedirectRefuser: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest,
-        completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
     }
 }
