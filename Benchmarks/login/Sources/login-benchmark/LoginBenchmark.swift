@@ -70,7 +70,7 @@ enum LoginBenchmark {
             // cost (untimed), which leaves the CPU caches cold and the threads parked.
             _ = try await Argon2id.deriveKey(password: password, parameters: floorParameters, outputLength: 64)
             let floorStart = clock.now
-            let key = try await bare.getKey()
+            try await bare.getKey()
             let afterKey = clock.now
             try await bare.refresh()
             let afterToken = clock.now
@@ -80,7 +80,6 @@ enum LoginBenchmark {
             floorToken.append(afterToken - afterKey)
             floorWrite.append(end - afterToken)
             floorTotal.append(end - floorStart)
-            _ = key
         }
         let loginMinusKDF = zip(total, kdf).map { $0 - $1 }
 
@@ -101,11 +100,9 @@ enum LoginBenchmark {
         let cached = Cached(value: try await vault.auth.getAccessToken())
         let auth = vault.auth
         // Both loops run in one detached task, off the main actor, so each call is one hop there and back.
-        let (actorRuns, accessRuns, probeRuns) = try await Task.detached {
-            () async throws -> ([Duration], [Duration], [Duration]) in
+        let (actorRuns, accessRuns) = try await Task.detached { () async throws -> ([Duration], [Duration]) in
             var actorRuns: [Duration] = []
             var accessRuns: [Duration] = []
-            var probeRuns: [Duration] = []
             for _ in 0..<7 {
                 let a = clock.now
                 for _ in 0..<calls { blackHole(await cached.get()) }
@@ -113,13 +110,9 @@ enum LoginBenchmark {
                 let b = clock.now
                 for _ in 0..<calls { blackHole(try await auth.getAccessToken()) }
                 accessRuns.append((clock.now - b) / calls)
-                let c = clock.now
-                for _ in 0..<calls { blackHole(await auth.isLoggedIn) }
-                probeRuns.append((clock.now - c) / calls)
             }
-            return (actorRuns, accessRuns, probeRuns)
+            return (actorRuns, accessRuns)
         }.value
-        print("probe isLoggedIn \(ns(median(probeRuns)))")
         let accessRatio = seconds(median(accessRuns)) / seconds(median(actorRuns))
         print("")
         print("| call | per call (median of 7 runs of \(calls)) |")
@@ -224,12 +217,12 @@ final class BareClient: @unchecked Sendable {
             try (JSONSerialization.jsonObject(with: tokens) as? [String: Any])?["refresh_token"] as? String ?? ""
     }
 
-    func getKey() async throws -> Data {
+    func getKey() async throws {
         var request = URLRequest(url: keyURL)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = keyBody
-        return try await session.data(for: request).0
+        _ = try await session.data(for: request)
     }
 
     func refresh() async throws {
