@@ -4,13 +4,10 @@ import Testing
 /// A person at a terminal: the password prompt, on a real pseudo-terminal (python3's `pty`).
 @Suite("vault at a terminal: the password is not echoed", .serialized)
 struct TerminalTests {
-    /// Runs the command on a pseudo-terminal, waits for the prompt, then types the password (`type`) or
-    /// Ctrl-C (`interrupt`). Prints everything the terminal showed, then `ECHO=0|1` (the terminal's echo flag
-    /// after the command ended) and `EXIT=n`. Waits on output, never on a clock (60 s is only a safety bound).
-    static let script = #"""
-        import os, pty, select, sys, termios, time
-        mode, password, prompt = sys.argv[1], sys.argv[2], sys.argv[3].encode()
-        command = sys.argv[4:]
+    /// Forks `command` on a pseudo-terminal and defines `pump(until)`, which reads the screen into `seen`
+    /// until `until` appears (or the program ends, for None). Both scripts below start with it.
+    static let ptyPrelude = #"""
+        import os, pty, re, select, sys, termios, time, urllib.error, urllib.request
         pid, fd = pty.fork()
         if pid == 0:
             os.execv(command[0], command)
@@ -31,63 +28,54 @@ struct TerminalTests {
                 if not chunk:
                     return
                 seen += chunk
-        pump(prompt)
-        os.write(fd, password.encode() + b"\n" if mode == "type" else b"\x03")
-        pump(None)
-        echo = 1 if termios.tcgetattr(fd)[3] & termios.ECHO else 0
-        _, status = os.waitpid(pid, 0)
-        sys.stdout.write(seen.decode("utf-8", "replace"))
-        sys.stdout.write("\nECHO=%d\nEXIT=%d\n" % (echo, os.waitstatus_to_exitcode(status)))
         """#
+
+    /// Runs the command on a pseudo-terminal, waits for the prompt, then types the password (`type`) or
+    /// Ctrl-C (`interrupt`). Prints everything the terminal showed, then `ECHO=0|1` (the terminal's echo flag
+    /// after the command ended) and `EXIT=n`. Waits on output, never on a clock (60 s is only a safety bound).
+    static let script = #"""
+        import sys
+        mode, password, prompt = sys.argv[1], sys.argv[2], sys.argv[3].encode()
+        command = sys.argv[4:]
+        """# + "\n" + ptyPrelude + "\n" + #"""
+            pump(prompt)
+            os.write(fd, password.encode() + b"\n" if mode == "type" else b"\x03")
+            pump(None)
+            echo = 1 if termios.tcgetattr(fd)[3] & termios.ECHO else 0
+            _, status = os.waitpid(pid, 0)
+            sys.stdout.write(seen.decode("utf-8", "replace"))
+            sys.stdout.write("\nECHO=%d\nEXIT=%d\n" % (echo, os.waitstatus_to_exitcode(status)))
+            """#
 
     static let password = "hunter2-typed-secret"
 
     /// `vault register` as a person runs it: the test plays the browser (it opens the printed URL and
     /// follows the issuer's redirect to the loopback listener), then types the new password twice.
     static let browserScript = #"""
-        import os, pty, re, select, sys, time, urllib.error, urllib.request
+        import sys
         password = sys.argv[1]
         command = sys.argv[2:]
-        pid, fd = pty.fork()
-        if pid == 0:
-            os.execv(command[0], command)
-        seen = b""
-        def pump(until, limit=60):
-            global seen
-            deadline = time.monotonic() + limit
-            while until is None or until not in seen:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    sys.stdout.write("TIMEOUT waiting for %r; seen %r\n" % (until, seen)); sys.exit(3)
-                ready, _, _ = select.select([fd], [], [], left)
-                if not ready: continue
-                try:
-                    chunk = os.read(fd, 4096)
-                except OSError:
-                    chunk = b""
-                if not chunk:
-                    return
-                seen += chunk
-        pump(b"Waiting for the browser")
-        url = re.search(rb"http://\S+/protocol/openid-connect/auth\?\S+", seen).group(0).decode()
-        class NoRedirect(urllib.request.HTTPRedirectHandler):
-            def redirect_request(self, *args, **kwargs):
-                return None
-        try:
-            urllib.request.build_opener(NoRedirect).open(url)
-            sys.stdout.write("NO REDIRECT\n"); sys.exit(3)
-        except urllib.error.HTTPError as answer:
-            location = answer.headers["Location"]
-        urllib.request.urlopen(location).read()
-        pump(b"New password: ")
-        os.write(fd, password.encode() + b"\n")
-        pump(b"Repeat the new password: ")
-        os.write(fd, password.encode() + b"\n")
-        pump(None)
-        _, status = os.waitpid(pid, 0)
-        sys.stdout.write(seen.decode("utf-8", "replace"))
-        sys.stdout.write("\nEXIT=%d\n" % os.waitstatus_to_exitcode(status))
-        """#
+        """# + "\n" + ptyPrelude + "\n" + #"""
+            pump(b"Waiting for the browser")
+            url = re.search(rb"http://\S+/protocol/openid-connect/auth\?\S+", seen).group(0).decode()
+            class NoRedirect(urllib.request.HTTPRedirectHandler):
+                def redirect_request(self, *args, **kwargs):
+                    return None
+            try:
+                urllib.request.build_opener(NoRedirect).open(url)
+                sys.stdout.write("NO REDIRECT\n"); sys.exit(3)
+            except urllib.error.HTTPError as answer:
+                location = answer.headers["Location"]
+            urllib.request.urlopen(location).read()
+            pump(b"New password: ")
+            os.write(fd, password.encode() + b"\n")
+            pump(b"Repeat the new password: ")
+            os.write(fd, password.encode() + b"\n")
+            pump(None)
+            _, status = os.waitpid(pid, 0)
+            sys.stdout.write(seen.decode("utf-8", "replace"))
+            sys.stdout.write("\nEXIT=%d\n" % os.waitstatus_to_exitcode(status))
+            """#
 
     @Test("the password typed at the prompt is not echoed, and the login works")
     func passwordNotEchoed() async throws {

@@ -45,6 +45,17 @@ struct DjangoOAuthToolkitInteropTests {
             return (response.status, String(decoding: response.body, as: UTF8.self))
         }
 
+        /// A first refresh token from DOT's password grant, sealed under `password` in a vault of that client.
+        func registeredByPasswordGrant(password: String) async throws -> (Vault, firstRefreshToken: String) {
+            let first = try await dot.passwordGrant()
+            let vault = try vault(clientId: dot.passwordClientId)
+            try await vault.userStorage.storeRefreshToken(
+                RefreshToken(token: first.refreshToken, userId: try JWT(token: first.accessToken).userId),
+                withNewPassword: password
+            )
+            return (vault, first.refreshToken)
+        }
+
         func stop() async {
             dot.stop()
             await keys.stop()
@@ -79,17 +90,11 @@ struct DjangoOAuthToolkitInteropTests {
         let setup = try await Setup.start()
         defer { Task { await setup.stop() } }
         let clientId = setup.dot.passwordClientId
-        let first = try await setup.dot.passwordGrant()
-        let userId = try JWT(token: first.accessToken).userId
-        let vault = try setup.vault(clientId: clientId)
-        try await vault.userStorage.storeRefreshToken(
-            RefreshToken(token: first.refreshToken, userId: userId),
-            withNewPassword: Self.password
-        )
+        let (vault, first) = try await setup.registeredByPasswordGrant(password: Self.password)
 
         _ = try await vault.auth.loginWithPassword(password: Self.password)
         let afterLogin = try #require(await vault.auth.refreshToken)
-        #expect(afterLogin.token != first.refreshToken)
+        #expect(afterLogin.token != first)
         _ = try await vault.auth.getAccessToken(forceRefresh: true)
         let afterRefresh = try #require(await vault.auth.refreshToken)
         #expect(afterRefresh != afterLogin)
@@ -122,16 +127,10 @@ struct DjangoOAuthToolkitInteropTests {
         let setup = try await Setup.start()
         defer { Task { await setup.stop() } }
         let clientId = setup.dot.passwordClientId
-        let first = try await setup.dot.passwordGrant()
-        let userId = try JWT(token: first.accessToken).userId
-        let vault = try setup.vault(clientId: clientId)
-        try await vault.userStorage.storeRefreshToken(
-            RefreshToken(token: first.refreshToken, userId: userId),
-            withNewPassword: Self.password
-        )
+        let (vault, first) = try await setup.registeredByPasswordGrant(password: Self.password)
         _ = try await vault.auth.loginWithPassword(password: Self.password)
         // Someone replays the first (already rotated) token: DOT revokes the whole family.
-        let replay = try await setup.redeemDirectly(first.refreshToken, clientId: clientId)
+        let replay = try await setup.redeemDirectly(first, clientId: clientId)
         #expect(replay.status == 400 && replay.body.contains("invalid_grant"))
         let error = await #expect(throws: VaultError.self) { try await vault.auth.getAccessToken(forceRefresh: true) }
         guard case .auth(.refreshTokenExpired) = error else {
