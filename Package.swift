@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 
 import PackageDescription
 
@@ -28,8 +28,16 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
         ),
-        .target(name: "VaultCrypto", dependencies: ["CSodium"]),
-        .target(name: "CredentialVault", dependencies: ["VaultCrypto"]),
+        .target(
+            name: "VaultCrypto",
+            dependencies: ["CSodium"],
+            swiftSettings: [.strictMemorySafety(), .enableUpcomingFeature("InternalImportsByDefault")]
+        ),
+        .target(
+            name: "CredentialVault",
+            dependencies: ["VaultCrypto", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
+        ),
         .executableTarget(
             name: "vault",
             dependencies: [
@@ -49,20 +57,23 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            path: "KeyServiceMock/Sources/KeyServiceMock"
+            path: "KeyServiceMock/Sources/KeyServiceMock",
+            swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
         ),
         .executableTarget(
             name: "keyservice-mock",
             dependencies: [
                 "KeyServiceMock",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
-            path: "KeyServiceMock/Sources/keyservice-mock"
+            path: "KeyServiceMock/Sources/keyservice-mock",
+            swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
         ),
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto"], resources: [.copy("Vectors")]),
         .testTarget(
             name: "KeyServiceMockTests",
-            dependencies: ["KeyServiceMock", "VaultCrypto"],
+            dependencies: ["KeyServiceMock", "VaultCrypto", .product(name: "Logging", package: "swift-log")],
             path: "KeyServiceMock/Tests/KeyServiceMockTests"
         ),
         .testTarget(

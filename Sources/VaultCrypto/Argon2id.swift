@@ -1,8 +1,6 @@
 internal import CSodium
-import Foundation
-
-public import struct Foundation.Data
-import class Foundation.Thread
+public import Foundation
+import Synchronization
 
 /// Argon2id parameters, stored beside what they protect so that raising the defaults never
 /// strands an existing vault.
@@ -100,8 +98,13 @@ public enum Argon2id {
         let result: Result<SecureBytes, CryptoError> = await withCheckedContinuation { continuation in
             let thread = Thread {
                 lowerThreadPriority()
+                occupancy.withLock { $0.waiting += 1 }
                 slots.wait()
-                let result = derive(normalized, parameters: parameters, outputLength: outputLength)
+                occupancy.withLock { $0.start() }
+                let result = Result { () throws(CryptoError) in
+                    try derive(normalized, parameters: parameters, outputLength: outputLength)
+                }
+                occupancy.withLock { $0.running -= 1 }
                 slots.signal()
                 continuation.resume(returning: result)
             }
@@ -111,16 +114,42 @@ public enum Argon2id {
         return try result.get()
     }
 
-    /// Derivations run at most one fewer at a time than there are cores (at least one), so a core always stays
-    /// free for everything else: many concurrent logins queue here instead of starving request handling.
+    /// How many derivations may run at once: one fewer than there are cores (at least one), so a core always
+    /// stays free for everything else and many concurrent logins queue here instead of starving request handling.
     /// Measured on 2 cores: 8 concurrent 64 MiB derivations all at once stalled other tasks for up to 100 ms.
-    private static let slots = DispatchSemaphore(value: max(1, ProcessInfo.processInfo.activeProcessorCount - 1))
+    package static let maximumConcurrentDerivations = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
+
+    /// The places for running derivations; a derivation's own thread waits here, never a task of the pool.
+    /// Tests may hold every place to keep derivations waiting.
+    package static let slots = DispatchSemaphore(value: maximumConcurrentDerivations)
+
+    /// Derivations waiting and running in this process, counted so tests can check the limit without a clock.
+    package struct Occupancy: Sendable, Equatable {
+        /// Derivations whose thread waits for a place in ``Argon2id/slots``.
+        package var waiting = 0
+        /// Derivations running now.
+        package var running = 0
+        /// The most derivations that ever ran at once in this process.
+        package var mostRunning = 0
+
+        mutating func start() {
+            waiting -= 1
+            running += 1
+            mostRunning = max(mostRunning, running)
+        }
+    }
+
+    /// The counts now: a snapshot, taken under a lock that each derivation takes three times.
+    package static var currentOccupancy: Occupancy { occupancy.withLock { $0 } }
+
+    private static let occupancy = Mutex(Occupancy())
 
     /// A derivation is seconds of CPU nobody waits on interactively: it yields the cores to everything else
     /// (on Linux, nice 10 for this thread alone), so many concurrent logins never stall request handling.
     private static func lowerThreadPriority() {
         #if os(Linux)
-        // Under NPTL the nice value is per thread, and "who" 0 names the calling thread.
+        // Under NPTL the nice value is per thread, and "who" 0 names the calling thread. Best effort: if the
+        // kernel refuses, the derivation runs at normal priority and the slots above still leave a core free.
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
         #else
         Thread.current.qualityOfService = .utility
@@ -131,13 +160,12 @@ public enum Argon2id {
         _ password: SecureBytes,
         parameters: Argon2idParameters,
         outputLength: Int
-    ) -> Result<SecureBytes, CryptoError> {
-        var status: Int32 = -1
-        let output = SecureBytes(count: outputLength) { out in
-            password.withUnsafeBytes { pass in
-                parameters.salt.withUnsafeBytes { salt in
+    ) throws(CryptoError) -> SecureBytes {
+        try unsafe SecureBytes(count: outputLength) { out throws(CryptoError) in
+            let status = unsafe password.withUnsafeBytes { pass in
+                unsafe parameters.salt.withUnsafeBytes { salt in
                     // An empty password still has a valid pointer: SecureBytes always allocates one byte.
-                    status = crypto_pwhash(
+                    unsafe crypto_pwhash(
                         out.baseAddress!.assumingMemoryBound(to: UInt8.self),
                         UInt64(out.count),
                         pass.baseAddress!.assumingMemoryBound(to: CChar.self),
@@ -149,15 +177,11 @@ public enum Argon2id {
                     )
                 }
             }
-        }
-        guard status == 0 else {
-            return .failure(
-                CryptoError(
-                    .keyDerivationFailed,
-                    "Argon2id failed; \(parameters.memLimitBytes >> 20) MiB may not be available"
-                )
+            try Sodium.check(
+                status,
+                .keyDerivationFailed,
+                "Argon2id failed; \(parameters.memLimitBytes >> 20) MiB may not be available"
             )
         }
-        return .success(output)
     }
 }

@@ -1,6 +1,6 @@
 internal import CSodium
 
-public import struct Foundation.Data
+public import Foundation
 
 /// Keyed BLAKE2b (libsodium's `crypto_generichash`), used to derive keys and to keep verifiers.
 public enum BLAKE2b {
@@ -20,8 +20,8 @@ public enum BLAKE2b {
         message: SecureBytes,
         outputLength: Int = 32
     ) throws(CryptoError) -> SecureBytes {
-        try keyedHash(key: key, domain: domain, outputLength: outputLength) { update in
-            message.withUnsafeBytes { update($0) }
+        try unsafe keyedHash(key: key, domain: domain, outputLength: outputLength) { update in
+            unsafe message.withUnsafeBytes { unsafe update($0) }
         }
     }
 
@@ -32,8 +32,8 @@ public enum BLAKE2b {
         message: Data,
         outputLength: Int = 32
     ) throws(CryptoError) -> SecureBytes {
-        try keyedHash(key: key, domain: domain, outputLength: outputLength) { update in
-            message.withUnsafeBytes { update($0) }
+        try unsafe keyedHash(key: key, domain: domain, outputLength: outputLength) { update in
+            unsafe message.withUnsafeBytes { unsafe update($0) }
         }
     }
 
@@ -50,33 +50,44 @@ public enum BLAKE2b {
         guard (Int(crypto_generichash_BYTES_MIN)...Int(crypto_generichash_BYTES_MAX)).contains(outputLength) else {
             throw CryptoError(.invalidLength, "a BLAKE2b output must be 16 to 64 bytes")
         }
-        return SecureBytes(count: outputLength) { output in
+        return try unsafe SecureBytes(count: outputLength) { output throws(CryptoError) in
             // The state holds key material: it lives in a buffer that is zeroed afterwards.
             let stateSize = crypto_generichash_statebytes()
             let state = UnsafeMutableRawPointer.allocate(byteCount: stateSize, alignment: 64)
             defer {
-                sodium_memzero(state, stateSize)
-                state.deallocate()
+                unsafe sodium_memzero(state, stateSize)
+                unsafe state.deallocate()
             }
             // The state struct is 64-byte aligned in C and imports as an opaque pointer.
             let typed = OpaquePointer(state)
-            key.withUnsafeBytes { keyBytes in
-                _ = crypto_generichash_init(
+            // libsodium fails init and final only for key and output lengths, both checked above.
+            let started = unsafe key.withUnsafeBytes { keyBytes in
+                unsafe crypto_generichash_init(
                     typed,
                     keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self),
                     keyBytes.count,
                     output.count
                 )
             }
-            Array(domain.utf8).withUnsafeBytes { update(typed, $0) }
-            feed { update(typed, $0) }
-            _ = crypto_generichash_final(typed, output.baseAddress!.assumingMemoryBound(to: UInt8.self), output.count)
+            try Sodium.check(started, .invalidLength, "BLAKE2b refused a \(key.count)-byte key")
+            unsafe Array(domain.utf8).withUnsafeBytes { unsafe update(typed, $0) }
+            unsafe feed { unsafe update(typed, $0) }
+            let finished = unsafe crypto_generichash_final(
+                typed,
+                output.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                output.count
+            )
+            try Sodium.check(finished, .invalidLength, "BLAKE2b refused a \(output.count)-byte output")
         }
     }
 
     private static func update(_ state: OpaquePointer, _ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        _ = crypto_generichash_update(state, base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
+        // BLAKE2b's update has no failure path: libsodium returns 0 whatever the input.
+        unsafe Sodium.check(
+            crypto_generichash_update(state, base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count)),
+            cannotFail: "crypto_generichash_update"
+        )
     }
 }
 
@@ -86,12 +97,16 @@ public enum SHA256 {
     public static func hash(_ data: Data) -> Data {
         Sodium.ensureReady()
         var digest = Data(count: Int(crypto_hash_sha256_BYTES))
-        digest.withUnsafeMutableBytes { out in
-            data.withUnsafeBytes { input in
-                _ = crypto_hash_sha256(
-                    out.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                    input.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                    UInt64(input.count)
+        unsafe digest.withUnsafeMutableBytes { out in
+            unsafe data.withUnsafeBytes { input in
+                // SHA-256 has no failure path: libsodium returns 0 whatever the input.
+                unsafe Sodium.check(
+                    crypto_hash_sha256(
+                        out.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                        input.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                        UInt64(input.count)
+                    ),
+                    cannotFail: "crypto_hash_sha256"
                 )
             }
         }

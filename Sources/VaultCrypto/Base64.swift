@@ -1,13 +1,13 @@
 internal import CSodium
 
-public import struct Foundation.Data
+public import Foundation
 
 /// Strict base64url (RFC 7515 section 2): the URL-safe alphabet, no padding, no whitespace,
 /// and no non-zero trailing bits, so every byte string has exactly one accepted encoding.
 public enum Base64URL {
     /// Encodes `data` without padding.
     public static func encode(_ data: Data) -> String {
-        data.withUnsafeBytes { Base64Codec.encode($0, variant: .urlSafeNoPadding) }
+        unsafe data.withUnsafeBytes { unsafe Base64Codec.encode($0, variant: .urlSafeNoPadding) }
     }
 
     /// Decodes unpadded base64url.
@@ -22,7 +22,7 @@ public enum Base64URL {
 public enum Base64 {
     /// Encodes `data` with padding.
     public static func encode(_ data: Data) -> String {
-        data.withUnsafeBytes { Base64Codec.encode($0, variant: .original) }
+        unsafe data.withUnsafeBytes { unsafe Base64Codec.encode($0, variant: .original) }
     }
 
     /// Decodes padded standard base64.
@@ -49,16 +49,18 @@ enum Base64Codec {
         Sodium.ensureReady()
         let length = sodium_base64_encoded_len(bytes.count, variant.sodiumValue)
         var output = [CChar](repeating: 0, count: length)
-        output.withUnsafeMutableBufferPointer { out in
-            _ = sodium_bin2base64(
+        // sodium_bin2base64 has no status: it returns the NUL-terminated text it wrote (and aborts,
+        // rather than return, when the buffer is too small, which sodium_base64_encoded_len rules out).
+        return unsafe output.withUnsafeMutableBufferPointer { out in
+            let text = unsafe sodium_bin2base64(
                 out.baseAddress!,
                 length,
                 bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
                 bytes.count,
                 variant.sodiumValue
             )
+            return unsafe String(cString: text!)
         }
-        return String(decoding: output.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     static func decode(_ text: some StringProtocol, variant: Variant) throws(CryptoError) -> Data {
@@ -69,11 +71,12 @@ enum Base64Codec {
         // the first byte it does not accept, so the whole input must have been consumed as well.
         var output = [UInt8](repeating: 0, count: input.count / 4 * 3 + 3)
         var written = 0
-        var end: UnsafePointer<CChar>? = nil
-        let status = input.withUnsafeBufferPointer { inputBuffer in
-            inputBuffer.withMemoryRebound(to: CChar.self) { chars in
-                output.withUnsafeMutableBufferPointer { out in
-                    let result = sodium_base642bin(
+        var consumed = -1
+        let status = unsafe input.withUnsafeBufferPointer { inputBuffer in
+            unsafe inputBuffer.withMemoryRebound(to: CChar.self) { chars in
+                unsafe output.withUnsafeMutableBufferPointer { out in
+                    var end: UnsafePointer<CChar>? = nil
+                    let status = unsafe sodium_base642bin(
                         out.baseAddress!,
                         out.count,
                         chars.baseAddress!,
@@ -83,17 +86,14 @@ enum Base64Codec {
                         &end,
                         variant.sodiumValue
                     )
-                    let consumed = end.map { chars.baseAddress!.distance(to: $0) } ?? -1
-                    return result == 0 && consumed == chars.count ? Int32(0) : Int32(-1)
+                    consumed = unsafe end.map { unsafe chars.baseAddress!.distance(to: $0) } ?? -1
+                    return status
                 }
             }
         }
-        guard status == 0 else {
-            throw CryptoError(
-                .invalidEncoding,
-                "the text is not canonical \(variant == .original ? "base64" : "base64url")"
-            )
-        }
+        let reason = "the text is not canonical \(variant == .original ? "base64" : "base64url")"
+        try Sodium.check(status, .invalidEncoding, reason)
+        guard consumed == input.count else { throw CryptoError(.invalidEncoding, reason) }
         return Data(output[0..<written])
     }
 }

@@ -1,6 +1,6 @@
 internal import CSodium
 
-public import struct Foundation.Data
+public import Foundation
 
 /// Ed25519 signatures (libsodium's `crypto_sign`), for signing and checking JWTs (EdDSA, RFC 8037).
 public struct Ed25519SigningKey: Sendable {
@@ -12,11 +12,15 @@ public struct Ed25519SigningKey: Sendable {
     public init() {
         Sodium.ensureReady()
         var publicKey = Data(count: Int(crypto_sign_PUBLICKEYBYTES))
-        secretKey = SecureBytes(count: Int(crypto_sign_SECRETKEYBYTES)) { secret in
-            publicKey.withUnsafeMutableBytes { pub in
-                _ = crypto_sign_keypair(
-                    pub.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                    secret.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        secretKey = unsafe SecureBytes(count: Int(crypto_sign_SECRETKEYBYTES)) { secret in
+            unsafe publicKey.withUnsafeMutableBytes { pub in
+                // Key generation has no failure path: libsodium returns 0 for any random seed.
+                unsafe Sodium.check(
+                    crypto_sign_keypair(
+                        pub.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                        secret.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                    ),
+                    cannotFail: "crypto_sign_keypair"
                 )
             }
         }
@@ -31,13 +35,17 @@ public struct Ed25519SigningKey: Sendable {
             throw CryptoError(.invalidLength, "an Ed25519 seed is 32 bytes")
         }
         var publicKey = Data(count: Int(crypto_sign_PUBLICKEYBYTES))
-        secretKey = SecureBytes(count: Int(crypto_sign_SECRETKEYBYTES)) { secret in
-            publicKey.withUnsafeMutableBytes { pub in
-                seed.withUnsafeBytes { seedBytes in
-                    _ = crypto_sign_seed_keypair(
-                        pub.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                        secret.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                        seedBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        secretKey = unsafe SecureBytes(count: Int(crypto_sign_SECRETKEYBYTES)) { secret in
+            unsafe publicKey.withUnsafeMutableBytes { pub in
+                unsafe seed.withUnsafeBytes { seedBytes in
+                    // Every 32-byte seed is a valid Ed25519 seed: libsodium returns 0 for all of them.
+                    unsafe Sodium.check(
+                        crypto_sign_seed_keypair(
+                            pub.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                            secret.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                            seedBytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                        ),
+                        cannotFail: "crypto_sign_seed_keypair"
                     )
                 }
             }
@@ -48,15 +56,19 @@ public struct Ed25519SigningKey: Sendable {
     /// The 64-byte detached signature of `message`.
     public func signature(for message: Data) -> Data {
         var signature = Data(count: Int(crypto_sign_BYTES))
-        signature.withUnsafeMutableBytes { sig in
-            message.withUnsafeBytes { msg in
-                secretKey.withUnsafeBytes { secret in
-                    _ = crypto_sign_detached(
-                        sig.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                        nil,
-                        msg.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                        UInt64(msg.count),
-                        secret.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        unsafe signature.withUnsafeMutableBytes { sig in
+            unsafe message.withUnsafeBytes { msg in
+                unsafe secretKey.withUnsafeBytes { secret in
+                    // Signing has no failure path: libsodium returns 0 for any message and key.
+                    unsafe Sodium.check(
+                        crypto_sign_detached(
+                            sig.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                            nil,
+                            msg.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                            UInt64(msg.count),
+                            secret.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                        ),
+                        cannotFail: "crypto_sign_detached"
                     )
                 }
             }
@@ -73,10 +85,11 @@ public enum Ed25519 {
         guard signature.count == Int(crypto_sign_BYTES), publicKey.count == Int(crypto_sign_PUBLICKEYBYTES) else {
             return false
         }
-        return signature.withUnsafeBytes { sig in
-            message.withUnsafeBytes { msg in
-                publicKey.withUnsafeBytes { pub in
-                    crypto_sign_verify_detached(
+        return unsafe signature.withUnsafeBytes { sig in
+            unsafe message.withUnsafeBytes { msg in
+                unsafe publicKey.withUnsafeBytes { pub in
+                    // -1 is the answer "not valid", not an error: it is returned, not thrown.
+                    unsafe crypto_sign_verify_detached(
                         sig.baseAddress!.assumingMemoryBound(to: UInt8.self),
                         msg.baseAddress?.assumingMemoryBound(to: UInt8.self),
                         UInt64(msg.count),

@@ -1,6 +1,6 @@
 internal import CSodium
 
-import struct Foundation.Data
+public import Foundation
 
 /// A buffer for secret bytes: locked in memory where the limit allows, zeroed when released,
 /// compared in constant time, and never shown by `description`.
@@ -8,6 +8,8 @@ import struct Foundation.Data
 /// `SecureBytes` is immutable: every operation that changes bytes returns a new buffer. Copying
 /// bytes out (``utf8String()``, ``copyToData()``) makes an ordinary, non-zeroed copy: do it only
 /// where the secret must leave (a request body, a token handed to the caller).
+// @safe: the pointer never leaves VaultCrypto; the public API copies bytes out or checks ranges first.
+@safe
 public final class SecureBytes: @unchecked Sendable {
     // @unchecked Sendable: `storage` is written only inside `init` (before the instance is shared)
     // and zeroed only in `deinit` (when no reference remains); every other access reads it.
@@ -15,25 +17,27 @@ public final class SecureBytes: @unchecked Sendable {
     private let locked: Bool
 
     /// The number of bytes.
-    public var count: Int { storage.count }
+    public var count: Int { unsafe storage.count }
 
     /// Whether the buffer holds no bytes.
-    public var isEmpty: Bool { storage.isEmpty }
+    public var isEmpty: Bool { unsafe storage.isEmpty }
 
     /// Allocates `count` bytes and lets `initialize` fill them before anyone else can see them.
-    init(count: Int, initialize: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
+    /// If `initialize` throws, the buffer is zeroed and released, and the error passed on.
+    init<E: Error>(count: Int, initialize: (UnsafeMutableRawBufferPointer) throws(E) -> Void) throws(E) {
         Sodium.ensureReady()
         // A zero-byte allocation still gets a valid pointer, so every C call below has one.
         let raw = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
-        raw.initializeMemory(as: UInt8.self, repeating: 0)
-        let buffer = UnsafeMutableRawBufferPointer(rebasing: raw[0..<count])
-        // mlock keeps the page out of swap; RLIMIT_MEMLOCK may refuse, and zeroing still holds then.
-        locked = sodium_mlock(raw.baseAddress!, raw.count) == 0
-        storage = buffer
+        unsafe raw.initializeMemory(as: UInt8.self, repeating: 0)
+        let buffer = unsafe UnsafeMutableRawBufferPointer(rebasing: raw[0..<count])
+        // mlock keeps the page out of swap; RLIMIT_MEMLOCK may refuse, and zeroing still holds then:
+        // a refusal is an answer, not an error.
+        locked = unsafe sodium_mlock(raw.baseAddress!, raw.count) == 0
+        unsafe storage = buffer
         do {
-            try initialize(buffer)
+            try unsafe initialize(buffer)
         } catch {
-            Self.release(buffer, locked: locked)
+            unsafe Self.release(buffer, locked: locked)
             throw error
         }
     }
@@ -42,15 +46,15 @@ public final class SecureBytes: @unchecked Sendable {
     /// secrets inside this module where possible.
     public convenience init(_ bytes: some Collection<UInt8>) {
         let array = Array(bytes)
-        self.init(count: array.count) { buffer in
-            buffer.copyBytes(from: array)
+        unsafe self.init(count: array.count) { buffer in
+            unsafe buffer.copyBytes(from: array)
         }
     }
 
     /// `count` bytes from the operating system's secure random source.
     public static func random(count: Int) -> SecureBytes {
-        SecureBytes(count: count) { buffer in
-            if let base = buffer.baseAddress { randombytes_buf(base, buffer.count) }
+        unsafe SecureBytes(count: count) { buffer in
+            if let base = buffer.baseAddress { unsafe randombytes_buf(base, buffer.count) }
         }
     }
 
@@ -58,72 +62,73 @@ public final class SecureBytes: @unchecked Sendable {
     /// - Throws: ``CryptoError/Code/invalidEncoding`` for anything but canonical, padded base64.
     public convenience init(base64Encoded text: String) throws(CryptoError) {
         let decoded = try Base64Codec.decode(text, variant: .original)
-        self.init(count: decoded.count) { buffer in
-            decoded.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        unsafe self.init(count: decoded.count) { buffer in
+            unsafe decoded.withUnsafeBytes { unsafe buffer.copyMemory(from: $0) }
         }
     }
 
     deinit {
-        Self.release(storage, locked: locked)
+        unsafe Self.release(storage, locked: locked)
     }
 
     private static func release(_ buffer: UnsafeMutableRawBufferPointer, locked: Bool) {
-        let full = UnsafeMutableRawBufferPointer(start: buffer.baseAddress, count: max(buffer.count, 1))
+        let full = unsafe UnsafeMutableRawBufferPointer(start: buffer.baseAddress, count: max(buffer.count, 1))
         if locked {
-            // sodium_munlock zeroes the memory before unlocking it.
-            sodium_munlock(full.baseAddress!, full.count)
+            // sodium_munlock zeroes the memory before unlocking it; it unlocks only what sodium_mlock locked.
+            unsafe Sodium.check(sodium_munlock(full.baseAddress!, full.count), cannotFail: "sodium_munlock")
         } else {
-            sodium_memzero(full.baseAddress!, full.count)
+            unsafe sodium_memzero(full.baseAddress!, full.count)
         }
-        full.deallocate()
+        unsafe full.deallocate()
     }
 
     func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
-        try body(UnsafeRawBufferPointer(storage))
+        try unsafe body(UnsafeRawBufferPointer(storage))
     }
 
     /// A new buffer with the bytes in `range`.
     public func slice(_ range: Range<Int>) -> SecureBytes {
         precondition(range.lowerBound >= 0 && range.upperBound <= count, "range outside the buffer")
-        return SecureBytes(count: range.count) { buffer in
-            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[range]))
+        return unsafe SecureBytes(count: range.count) { buffer in
+            unsafe buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[range]))
         }
     }
 
     /// A new buffer holding these bytes followed by `other`'s.
     public func appending(_ other: SecureBytes) -> SecureBytes {
-        SecureBytes(count: count + other.count) { buffer in
-            UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]).copyMemory(from: UnsafeRawBufferPointer(storage))
-            other.withUnsafeBytes { source in
-                UnsafeMutableRawBufferPointer(rebasing: buffer[count...]).copyMemory(from: source)
+        unsafe SecureBytes(count: count + other.count) { buffer in
+            unsafe UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
+                .copyMemory(from: UnsafeRawBufferPointer(storage))
+            unsafe other.withUnsafeBytes { source in
+                unsafe UnsafeMutableRawBufferPointer(rebasing: buffer[count...]).copyMemory(from: source)
             }
         }
     }
 
     /// The bytes as UTF-8 text, or nil if they are not valid UTF-8. The string is an ordinary copy.
     public func utf8String() -> String? {
-        String(validating: storage.bindMemory(to: UInt8.self), as: UTF8.self)
+        unsafe String(validating: storage.bindMemory(to: UInt8.self), as: UTF8.self)
     }
 
     /// An ordinary (not zeroed) copy of the bytes, for a value that must leave, such as a request body.
     public func copyToData() -> Data {
-        Data(UnsafeRawBufferPointer(storage))
+        unsafe Data(UnsafeRawBufferPointer(storage))
     }
 
     /// The bytes as unpadded base64url (RFC 7515 section 2). The string is an ordinary copy.
     public func base64URLEncodedString() -> String {
-        Base64Codec.encode(UnsafeRawBufferPointer(storage), variant: .urlSafeNoPadding)
+        unsafe Base64Codec.encode(UnsafeRawBufferPointer(storage), variant: .urlSafeNoPadding)
     }
 
     /// The bytes as unpadded base64url text, itself in a secure buffer (for a derived secret sent on the wire).
     public func base64URLEncoded() -> SecureBytes {
-        let text = Base64Codec.encode(UnsafeRawBufferPointer(storage), variant: .urlSafeNoPadding)
+        let text = unsafe Base64Codec.encode(UnsafeRawBufferPointer(storage), variant: .urlSafeNoPadding)
         return SecureBytes(text.utf8)
     }
 
     /// The bytes as padded standard base64. The string is an ordinary copy.
     public func base64EncodedString() -> String {
-        Base64Codec.encode(UnsafeRawBufferPointer(storage), variant: .original)
+        unsafe Base64Codec.encode(UnsafeRawBufferPointer(storage), variant: .original)
     }
 }
 
@@ -131,9 +136,9 @@ extension SecureBytes: Equatable {
     /// Constant-time comparison of the contents (the lengths are not secret).
     public static func == (lhs: SecureBytes, rhs: SecureBytes) -> Bool {
         guard lhs.count == rhs.count else { return false }
-        return lhs.withUnsafeBytes { left in
-            rhs.withUnsafeBytes { right in
-                ConstantTime.equal(left, right)
+        return unsafe lhs.withUnsafeBytes { left in
+            unsafe rhs.withUnsafeBytes { right in
+                unsafe ConstantTime.equal(left, right)
             }
         }
     }
@@ -150,12 +155,15 @@ public enum ConstantTime {
     /// Whether `lhs` and `rhs` hold the same bytes; the time taken depends only on the length.
     public static func equal(_ lhs: Data, _ rhs: Data) -> Bool {
         guard lhs.count == rhs.count else { return false }
-        return lhs.withUnsafeBytes { left in rhs.withUnsafeBytes { right in equal(left, right) } }
+        return unsafe lhs.withUnsafeBytes { left in
+            unsafe rhs.withUnsafeBytes { right in unsafe equal(left, right) }
+        }
     }
 
     static func equal(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
         guard lhs.count == rhs.count else { return false }
         guard lhs.count > 0 else { return true }
-        return sodium_memcmp(lhs.baseAddress!, rhs.baseAddress!, lhs.count) == 0
+        // sodium_memcmp's -1 means "different": a comparison, not a status to check.
+        return unsafe sodium_memcmp(lhs.baseAddress!, rhs.baseAddress!, lhs.count) == 0
     }
 }

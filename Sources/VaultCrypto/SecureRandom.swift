@@ -1,6 +1,6 @@
 internal import CSodium
 
-public import struct Foundation.Data
+public import Foundation
 
 /// Random bytes from the operating system's secure source (libsodium's `randombytes_buf`).
 public enum SecureRandom {
@@ -8,8 +8,8 @@ public enum SecureRandom {
     public static func bytes(count: Int) -> Data {
         Sodium.ensureReady()
         var data = Data(count: count)
-        data.withUnsafeMutableBytes { buffer in
-            if let base = buffer.baseAddress { randombytes_buf(base, buffer.count) }
+        unsafe data.withUnsafeMutableBytes { buffer in
+            if let base = buffer.baseAddress { unsafe randombytes_buf(base, buffer.count) }
         }
         return data
     }

@@ -1,6 +1,6 @@
 internal import CSodium
 
-public import struct Foundation.Data
+public import Foundation
 
 /// XChaCha20-Poly1305 authenticated encryption with associated data (IETF construction,
 /// libsodium's `crypto_aead_xchacha20poly1305_ietf`).
@@ -58,12 +58,12 @@ public enum XChaCha20Poly1305 {
         }
         var ciphertext = Data(count: plaintext.count + tagLength)
         var written: UInt64 = 0
-        ciphertext.withUnsafeMutableBytes { out in
-            plaintext.withUnsafeBytes { message in
-                key.withUnsafeBytes { keyBytes in
-                    nonce.withUnsafeBytes { nonceBytes in
-                        associatedData.withUnsafeBytes { ad in
-                            _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+        let status = unsafe ciphertext.withUnsafeMutableBytes { out in
+            unsafe plaintext.withUnsafeBytes { message in
+                unsafe key.withUnsafeBytes { keyBytes in
+                    unsafe nonce.withUnsafeBytes { nonceBytes in
+                        unsafe associatedData.withUnsafeBytes { ad in
+                            unsafe crypto_aead_xchacha20poly1305_ietf_encrypt(
                                 out.baseAddress!.assumingMemoryBound(to: UInt8.self),
                                 &written,
                                 message.baseAddress?.assumingMemoryBound(to: UInt8.self),
@@ -79,6 +79,8 @@ public enum XChaCha20Poly1305 {
                 }
             }
         }
+        // Sealing has one refusal in libsodium: a message over crypto_aead_xchacha20poly1305_ietf_MESSAGEBYTES_MAX.
+        try Sodium.check(status, .invalidLength, "the plaintext is too long for XChaCha20-Poly1305")
         return SealedBox(nonce: nonce, ciphertext: ciphertext)
     }
 
@@ -96,16 +98,15 @@ public enum XChaCha20Poly1305 {
         guard box.nonce.count == nonceLength, box.ciphertext.count >= tagLength else {
             throw CryptoError(.authenticationFailed, "the sealed data is truncated or was not made by this vault")
         }
-        var status: Int32 = -1
         // The plaintext is written straight into a secure buffer; on failure libsodium writes nothing
         // and the buffer is released (zeroed) without being returned.
-        let plaintext = SecureBytes(count: box.ciphertext.count - tagLength) { out in
+        let plaintext = try unsafe SecureBytes(count: box.ciphertext.count - tagLength) { out throws(CryptoError) in
             var written: UInt64 = 0
-            box.ciphertext.withUnsafeBytes { cipher in
-                key.withUnsafeBytes { keyBytes in
-                    box.nonce.withUnsafeBytes { nonceBytes in
-                        associatedData.withUnsafeBytes { ad in
-                            status = crypto_aead_xchacha20poly1305_ietf_decrypt(
+            let status = unsafe box.ciphertext.withUnsafeBytes { cipher in
+                unsafe key.withUnsafeBytes { keyBytes in
+                    unsafe box.nonce.withUnsafeBytes { nonceBytes in
+                        unsafe associatedData.withUnsafeBytes { ad in
+                            unsafe crypto_aead_xchacha20poly1305_ietf_decrypt(
                                 out.baseAddress!.assumingMemoryBound(to: UInt8.self),
                                 &written,
                                 nil,
@@ -120,9 +121,8 @@ public enum XChaCha20Poly1305 {
                     }
                 }
             }
-        }
-        guard status == 0 else {
-            throw CryptoError(
+            try Sodium.check(
+                status,
                 .authenticationFailed,
                 "the sealed data failed authentication: wrong key, or it was changed"
             )

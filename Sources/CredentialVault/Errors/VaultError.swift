@@ -1,99 +1,180 @@
-/// Every error the public API throws: THP's `THPError` shape, with `auth` and `storage` sides.
+/// Every error the public API throws.
 ///
-/// Descriptions say what happened and what to do; they never contain a password, key or token.
-/// Ask the helpers (``isWrongPassword``, ``isKeyLocked``, ...) rather than matching deep cases.
-public enum VaultError: Error, Sendable, CustomStringConvertible {
-    /// Logging in, refreshing or logging out failed.
-    case auth(AuthError)
-    /// Storing or opening a refresh token failed.
-    case storage(StorageError)
+/// Ask the questions (``isWrongPassword``, ``isKeyLocked``, ``isNetworkError``, ...) rather than
+/// matching kinds: a question keeps its answer when kinds are added. ``Kind`` is a struct of static
+/// values, not an enum, so a new kind never breaks a caller's `switch` (the shape of jwt-kit's
+/// `JWTError`). ``description`` says what happened and what to do, in words; it never contains a
+/// password, key, secret or token.
+public struct VaultError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, for matching (`error.kind == .keyMissing`). New kinds may be added.
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        enum Base: String, Hashable, Sendable {
+            case wrongPassword
+            case keyLocked
+            case keyMissing
+            case serverRefused
+            case unexpectedAnswer
+            case unreachable
+            case timedOut
+            case insecureURL
+            case invalidConfiguration
+            case discoveryFailed
+            case notRegistered
+            case notLoggedIn
+            case loginExpired
+            case noRefreshToken
+            case openIDConnectFailed
+            case revocationFailed
+            case deviceUnlockFailed
+            case permissionsTooOpen
+            case wrongOwner
+            case unsupportedFormat
+            case damagedRecord
+            case fileSystemFailed
+            case envelopeDidNotOpen
+            case wrongKey
+            case invalidUserId
+            case lockTimeout
+            case cryptoFailed
+            case cancelled
+        }
+
+        let base: Base
+
+        private init(_ base: Base) {
+            self.base = base
+        }
+
+        /// The key service refused the secret derived from the password (HTTP 401); the key is not locked yet.
+        public static let wrongPassword = Self(.wrongPassword)
+        /// The key is locked after three wrong passwords in a row (HTTP 204 or 403, or the third 401).
+        public static let keyLocked = Self(.keyLocked)
+        /// The key service does not know the envelope's key (HTTP 404).
+        public static let keyMissing = Self(.keyMissing)
+        /// A server answered with an HTTP status that is an error and has no meaning of its own here.
+        public static let serverRefused = Self(.serverRefused)
+        /// A server answered 200 with a body that is not what the protocol says.
+        public static let unexpectedAnswer = Self(.unexpectedAnswer)
+        /// No HTTP answer came back: refused, dropped, not resolvable.
+        public static let unreachable = Self(.unreachable)
+        /// No HTTP answer came back in the time allowed.
+        public static let timedOut = Self(.timedOut)
+        /// A URL that would send secrets in clear: not https, and not a loopback address.
+        public static let insecureURL = Self(.insecureURL)
+        /// The configuration is not usable (see the description).
+        public static let invalidConfiguration = Self(.invalidConfiguration)
+        /// The issuer's discovery documents are missing or unusable.
+        public static let discoveryFailed = Self(.discoveryFailed)
+        /// No refresh token is stored for the user: the first login (OpenID Connect) has not happened here.
+        public static let notRegistered = Self(.notRegistered)
+        /// No session is open: log in first.
+        public static let notLoggedIn = Self(.notLoggedIn)
+        /// The issuer no longer accepts the refresh token (`invalid_grant`): expired or revoked.
+        public static let loginExpired = Self(.loginExpired)
+        /// The token endpoint gave no refresh token where one was needed.
+        public static let noRefreshToken = Self(.noRefreshToken)
+        /// The OpenID Connect login failed: forged or error redirect, refused code, bad id token, cancelled.
+        public static let openIDConnectFailed = Self(.openIDConnectFailed)
+        /// The issuer did not revoke the refresh token at logout; local data was cleared as asked.
+        public static let revocationFailed = Self(.revocationFailed)
+        /// Device unlock is off for the user, or its secret no longer opens the key.
+        public static let deviceUnlockFailed = Self(.deviceUnlockFailed)
+        /// The store directory or a file in it is readable or writable by other users.
+        public static let permissionsTooOpen = Self(.permissionsTooOpen)
+        /// The store directory or a file in it belongs to another user.
+        public static let wrongOwner = Self(.wrongOwner)
+        /// A stored record of a format this version cannot read (written by a newer version); left untouched.
+        public static let unsupportedFormat = Self(.unsupportedFormat)
+        /// A stored record that is not what it should be (damaged, or another user's); left untouched.
+        public static let damagedRecord = Self(.damagedRecord)
+        /// A file-system call failed.
+        public static let fileSystemFailed = Self(.fileSystemFailed)
+        /// The envelope did not open with the key the password gave: it was changed or belongs to another key.
+        public static let envelopeDidNotOpen = Self(.envelopeDidNotOpen)
+        /// The key service returned a key of the wrong size or for another key id.
+        public static let wrongKey = Self(.wrongKey)
+        /// The user id is empty or longer than 1024 bytes of UTF-8.
+        public static let invalidUserId = Self(.invalidUserId)
+        /// Another process held the store's lock for longer than the wait allows.
+        public static let lockTimeout = Self(.lockTimeout)
+        /// Key derivation or encryption failed (usually: not enough memory for the envelope's Argon2id cost).
+        public static let cryptoFailed = Self(.cryptoFailed)
+        /// The task was cancelled while it waited.
+        public static let cancelled = Self(.cancelled)
+
+        /// The kind's name, such as `keyMissing`.
+        public var description: String { base.rawValue }
+    }
+
+    /// The party an error came from, for ``isKeyServiceError``.
+    enum Origin: Sendable {
+        case keyService
+        case issuer
+        case store
+        case local
+    }
+
+    /// What went wrong.
+    public let kind: Kind
+    /// What happened and what to do, in words; never a secret.
+    public let reason: String
+    /// The host that failed to answer or answered wrongly, when a server was involved.
+    public let host: String?
+    /// The HTTP status of the answer, when one came.
+    public let httpStatus: Int?
+    let origin: Origin
+
+    init(_ kind: Kind, _ reason: String, origin: Origin, host: String? = nil, httpStatus: Int? = nil) {
+        self.kind = kind
+        self.reason = reason
+        self.origin = origin
+        self.host = host
+        self.httpStatus = httpStatus
+    }
+
+    /// An error of `kind`, for implementations of ``KeyService``, ``HTTPTransport`` or ``DeviceSecretStore``.
+    /// - Parameter reason: what happened and what to do, in words; never a secret.
+    public init(_ kind: Kind, reason: String, host: String? = nil, httpStatus: Int? = nil) {
+        self.init(kind, reason, origin: .local, host: host, httpStatus: httpStatus)
+    }
+
+    /// The same error, attributed to `origin` (the library knows which party it called).
+    func attributed(to origin: Origin) -> VaultError {
+        VaultError(kind, reason, origin: origin, host: host, httpStatus: httpStatus)
+    }
+
+    /// What happened and what to do; never a password, key, secret or token.
+    public var description: String { reason }
+
+    // MARK: Questions (THP's names first)
 
     /// The key service said the password is wrong (HTTP 401). Fewer than three wrong passwords in a row so far.
-    public var isWrongPassword: Bool {
-        if case .keyServiceFailed(.badPassword) = encryptedStorageError { return true }
-        return false
-    }
+    public var isWrongPassword: Bool { kind == .wrongPassword }
 
     /// The key is locked after three wrong passwords in a row; only a new login and a new password help.
-    public var isKeyLocked: Bool {
-        if case .keyServiceFailed(.keyLocked) = encryptedStorageError { return true }
-        return false
-    }
+    public var isKeyLocked: Bool { kind == .keyLocked }
 
-    /// Any failure that came from the key service (including network failures reaching it).
-    public var isKeyServiceError: Bool {
-        if case .keyServiceFailed = encryptedStorageError { return true }
-        return false
-    }
+    /// Any failure that came from the key service, network failures reaching it included.
+    public var isKeyServiceError: Bool { origin == .keyService }
 
     /// Device unlock (THP's biometric login) is not enabled, or its secret no longer opens the key.
-    public var isDeviceUnlockFailed: Bool {
-        if case .storage(.deviceUnlockFailed) = self { return true }
-        return false
+    public var isDeviceUnlockFailed: Bool { kind == .deviceUnlockFailed }
+
+    /// The issuer or the key service could not be reached, or did not answer in time; retrying later may help.
+    public var isNetworkError: Bool { kind == .unreachable || kind == .timedOut }
+
+    /// The issuer no longer accepts the stored login (the refresh token expired or was revoked): log in again
+    /// with OpenID Connect.
+    public var isLoginExpired: Bool { kind == .loginExpired }
+
+    /// No login is stored for the user: the first login (OpenID Connect) and a password are needed.
+    public var isNotRegistered: Bool { kind == .notRegistered }
+
+    /// The configuration is unusable: an insecure or wrong URL, an issuer whose discovery fails, a bad setting.
+    public var isConfigurationError: Bool {
+        kind == .insecureURL || kind == .invalidConfiguration || kind == .discoveryFailed
     }
 
-    private var encryptedStorageError: EncryptedStorageError? {
-        if case .storage(.encryptedStorageFailed(let error)) = self { return error }
-        return nil
-    }
-
-    public var description: String {
-        switch self {
-        case .auth(let error): error.description
-        case .storage(let error): error.description
-        }
-    }
-}
-
-/// Why storing or opening a refresh token failed (THP's `THPStorageError`).
-public enum StorageError: Error, Sendable, CustomStringConvertible {
-    /// The encrypted storage (envelope, key service or file store) failed.
-    case encryptedStorageFailed(EncryptedStorageError)
-    /// No refresh token is stored for this user.
-    case noStoredRefreshToken(userId: String)
-    /// Device unlock is not enabled for this user, or it no longer opens the key.
-    case deviceUnlockFailed(reason: String)
-    /// The user id is empty or too long to be a user id.
-    case invalidUserId
-
-    public var description: String {
-        switch self {
-        case .encryptedStorageFailed(let error): error.description
-        case .noStoredRefreshToken(let userId):
-            "No refresh token is stored for user '\(userId)'. Log in with OpenID Connect and set a password first."
-        case .deviceUnlockFailed(let reason):
-            "Device unlock failed: \(reason). Log in with the password instead."
-        case .invalidUserId: "The user id must be between 1 and 1024 bytes of UTF-8."
-        }
-    }
-}
-
-/// The encrypted-storage layer (TIM's `TIMEncryptedStorageError`).
-public enum EncryptedStorageError: Error, Sendable, CustomStringConvertible {
-    /// Sealing the refresh token failed.
-    case failedToEncryptData
-    /// The envelope did not open: it was changed, or the key service returned a key that is not this envelope's.
-    case failedToDecryptData
-    /// The key service returned a key of the wrong size or for another key id.
-    case invalidEncryptionKey
-    /// The key service call failed.
-    case keyServiceFailed(KeyServiceError)
-    /// Reading or writing the envelope store failed.
-    case secureStorageFailed(SecureStorageError)
-    /// The stored data is not what this user's envelope should hold.
-    case unexpectedData(reason: String)
-
-    public var description: String {
-        switch self {
-        case .failedToEncryptData: "Sealing the refresh token failed."
-        case .failedToDecryptData:
-            "The stored refresh token did not open: the envelope was changed or belongs to another key. "
-                + "Log in with OpenID Connect and set a new password."
-        case .invalidEncryptionKey:
-            "The key service returned a key that does not fit this envelope; check that the configured key service is the one the password was set with."
-        case .keyServiceFailed(let error): error.description
-        case .secureStorageFailed(let error): error.description
-        case .unexpectedData(let reason): "The stored data is not usable: \(reason)."
-        }
-    }
+    /// The local store refused or failed: permissions, ownership, a damaged or newer record, a file-system call.
+    public var isStorageError: Bool { origin == .store }
 }

@@ -1,4 +1,4 @@
-import struct Foundation.Date
+public import struct Foundation.Date
 
 /// A JSON value as decoded from a JWT header or claims set.
 ///

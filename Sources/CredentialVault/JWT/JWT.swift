@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import VaultCrypto
 
 /// A JSON Web Token (RFC 7519) read from its JWS compact serialization, with typed access to its claims.

@@ -1,5 +1,5 @@
-import Foundation
-import VaultCrypto
+public import Foundation
+public import VaultCrypto
 
 /// The TIM KeyService v1 wire protocol over HTTP, good against a real TIM deployment and KeyServiceMock.
 ///
@@ -12,42 +12,51 @@ public struct HTTPKeyService: KeyService {
     private let timeout: TimeInterval
 
     /// A client for `{server}/auth/realms/{realm}/keyservice/v1/`, the layout of TIM deployments.
-    /// - Throws: ``KeyServiceError/insecureURL(host:)`` unless the server is https or a loopback host.
+    /// - Throws: ``VaultError`` `.insecureURL` unless the server is https or a loopback address.
     public init(
         server: URL,
         realm: String,
         transport: any HTTPTransport = URLSessionTransport(),
-        timeout: TimeInterval = 15
-    ) throws(KeyServiceError) {
-        let base = server.appending(path: "auth/realms").appending(path: realm).appending(path: "keyservice/v1/")
+        timeout: TimeInterval = VaultConfiguration.defaultRequestTimeout
+    ) throws(VaultError) {
+        let base = TIMLayout.keyServiceURL(issuer: TIMLayout.issuer(server: server, realm: realm))
         try self.init(baseURL: base, transport: transport, timeout: timeout)
     }
 
     /// A client for a key service whose v1 base URL is known (ending in `/keyservice/v1`).
-    /// - Throws: ``KeyServiceError/insecureURL(host:)`` unless the URL is https or a loopback host.
+    /// - Throws: ``VaultError`` `.insecureURL` unless the URL is https or a loopback address.
     public init(
         baseURL: URL,
         transport: any HTTPTransport = URLSessionTransport(),
-        timeout: TimeInterval = 15
-    ) throws(KeyServiceError) {
-        guard baseURL.isSecureOrLoopback else { throw .insecureURL(host: baseURL.host ?? baseURL.absoluteString) }
+        timeout: TimeInterval = VaultConfiguration.defaultRequestTimeout
+    ) throws(VaultError) {
+        guard baseURL.isSecureOrLoopback else {
+            throw .insecureURL(baseURL, role: "the key service", origin: .keyService)
+        }
         self.baseURL = baseURL.absoluteString.hasSuffix("/") ? baseURL : baseURL.appending(path: "")
         self.transport = transport
         self.timeout = timeout
     }
 
-    public func createKey(secret: SecureBytes) async throws(KeyServiceError) -> KeyServiceKey {
-        let key = try await call("createkey", fields: ["secret": secret])
-        guard key.longSecret != nil else { throw .responseHasNoLongSecret }
+    public func createKey(secret: SecureBytes) async throws(VaultError) -> KeyServiceKey {
+        let key = try await call(.createKey, Body(secret: secret.utf8String()))
+        guard key.longSecret != nil else { throw .noLongSecret(host: host) }
         return key
     }
 
-    public func getKey(keyId: String, secret: SecureBytes) async throws(KeyServiceError) -> KeyServiceKey {
-        try await call("key", fields: ["keyid": SecureBytes(Data(keyId.utf8)), "secret": secret])
+    public func getKey(keyId: String, secret: SecureBytes) async throws(VaultError) -> KeyServiceKey {
+        try await call(.keyByPassword, Body(keyid: keyId, secret: secret.utf8String()))
     }
 
-    public func getKey(keyId: String, longSecret: SecureBytes) async throws(KeyServiceError) -> KeyServiceKey {
-        try await call("key", fields: ["keyid": SecureBytes(Data(keyId.utf8)), "longsecret": longSecret])
+    public func getKey(keyId: String, longSecret: SecureBytes) async throws(VaultError) -> KeyServiceKey {
+        try await call(.keyByDeviceSecret, Body(keyid: keyId, longsecret: longSecret.utf8String()))
+    }
+
+    /// The request: a flat JSON object of strings, names in lower case as the protocol has them.
+    private struct Body: Encodable {
+        var keyid: String?
+        var secret: String?
+        var longsecret: String?
     }
 
     private struct Answer: Decodable {
@@ -56,70 +65,44 @@ public struct HTTPKeyService: KeyService {
         let longsecret: String?
     }
 
-    private func call(_ path: String, fields: [String: SecureBytes]) async throws(KeyServiceError) -> KeyServiceKey {
+    private var host: String { baseURL.host ?? baseURL.absoluteString }
+
+    private func call(_ call: KeyServiceCall, _ body: Body) async throws(VaultError) -> KeyServiceKey {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
         let request = HTTPRequest(
             method: "POST",
-            url: baseURL.appending(path: path),
+            url: baseURL.appending(path: call == .createKey ? TIMLayout.createKeyPath : TIMLayout.keyPath),
             headers: ["Content-Type": "application/json", "Accept": "application/json"],
-            body: Self.jsonBody(fields),
+            // Encoding optional strings cannot fail.
+            body: try! encoder.encode(body),
             timeout: timeout
         )
         let response = try await sendRetryingOnce(request)
-        switch response.status {
-        case 200: return try Self.decode(response.body)
-        case 401: throw .badPassword
-        case 204, 403: throw .keyLocked
-        case 404: throw .keyMissing
-        case 500: throw .unableToCreateKey
-        default: throw .unknown(status: response.status)
-        }
+        guard response.status == 200 else { throw .keyService(status: response.status, during: call, host: host) }
+        return try decode(response.body, during: call)
     }
 
-    private func sendRetryingOnce(_ request: HTTPRequest) async throws(KeyServiceError) -> HTTPResponse {
+    private func sendRetryingOnce(_ request: HTTPRequest) async throws(VaultError) -> HTTPResponse {
         var lastError: TransportError?
         for _ in 0..<2 {
             do {
                 return try await transport.send(request)
             } catch {
                 // A timeout may have reached the server and counted an attempt: only "no answer at all" is retried.
-                if error.kind == .timedOut { throw .potentiallyNoInternet(host: error.host) }
+                if error.kind == .timedOut { throw .network(error, service: "the key service", origin: .keyService) }
                 lastError = error
             }
         }
-        throw .badInternet(host: lastError?.host ?? "", reason: lastError?.reason ?? "no answer")
+        let error = lastError ?? TransportError(kind: .noResponse, host: host, reason: "no answer")
+        throw .network(error, service: "the key service", origin: .keyService)
     }
 
-    /// A flat JSON object of strings. Secrets go straight from their buffers into the body.
-    private static func jsonBody(_ fields: [String: SecureBytes]) -> Data {
-        var body = Data("{".utf8)
-        for (index, (name, value)) in fields.sorted(by: { $0.key < $1.key }).enumerated() {
-            if index > 0 { body.append(contentsOf: ",".utf8) }
-            body.append(contentsOf: "\"\(name)\":".utf8)
-            body.append(jsonString(value.copyToData()))
-        }
-        body.append(contentsOf: "}".utf8)
-        return body
-    }
-
-    private static func jsonString(_ utf8: Data) -> Data {
-        var out = Data("\"".utf8)
-        for byte in utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), byte])
-            case 0..<0x20: out.append(contentsOf: String(format: "\\u%04x", byte).utf8)
-            default: out.append(byte)
-            }
-        }
-        out.append(contentsOf: "\"".utf8)
-        return out
-    }
-
-    private static func decode(_ body: Data) throws(KeyServiceError) -> KeyServiceKey {
-        guard let answer = try? JSONDecoder().decode(Answer.self, from: body), !answer.keyid.isEmpty else {
-            throw .unableToDecode
-        }
-        guard let key = try? SecureBytes(base64Encoded: answer.key), (16...64).contains(key.count) else {
-            throw .unableToDecode
+    private func decode(_ body: Data, during call: KeyServiceCall) throws(VaultError) -> KeyServiceKey {
+        guard let answer = try? JSONDecoder().decode(Answer.self, from: body), !answer.keyid.isEmpty,
+            let key = try? SecureBytes(base64Encoded: answer.key), (16...64).contains(key.count)
+        else {
+            throw .keyServiceAnswerNotAKey(host: host, during: call)
         }
         let longSecret = answer.longsecret.flatMap { $0.isEmpty ? nil : SecureBytes(Data($0.utf8)) }
         return KeyServiceKey(keyId: answer.keyid, key: key, longSecret: longSecret)

@@ -20,13 +20,13 @@ final class LoopbackRedirectReceiver: Sendable {
     /// Requests larger than this are refused; a redirect is a few hundred bytes.
     private static let maximumRequestSize = 16_384
 
-    init() throws(AuthError) {
+    init() throws(VaultError) {
         #if canImport(Glibc)
         let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         #else
         let fd = Darwin.socket(AF_INET, SOCK_STREAM, 0)
         #endif
-        guard fd >= 0 else { throw .openIDConnectFailed(reason: "cannot open a loopback socket") }
+        guard fd >= 0 else { throw .openIDConnectFailed("cannot open a loopback socket") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
@@ -37,7 +37,7 @@ final class LoopbackRedirectReceiver: Sendable {
         }
         guard bound == 0, listen(fd, 8) == 0 else {
             close(fd)
-            throw .openIDConnectFailed(reason: "cannot listen on 127.0.0.1")
+            throw .openIDConnectFailed("cannot listen on 127.0.0.1")
         }
         var actual = sockaddr_in()
         var actualLength = length
@@ -69,9 +69,9 @@ final class LoopbackRedirectReceiver: Sendable {
     /// Waits for a request to `path` and answers it with a page that says the login can continue in the
     /// terminal or app. Other paths (a browser's favicon request) get a 404 and the wait goes on.
     /// The wait runs on a thread of its own, never blocking Swift's cooperative pool.
-    func waitForRedirect(path: String, timeout: Duration) async throws(AuthError) -> URL {
+    func waitForRedirect(path: String, timeout: Duration) async throws(VaultError) -> URL {
         let deadline = ContinuousClock.now + timeout
-        let result: Result<URL, AuthError> = await withCheckedContinuation { continuation in
+        let result: Result<URL, VaultError> = await withCheckedContinuation { continuation in
             let thread = Thread { [self] in
                 continuation.resume(returning: self.accept(path: path, deadline: deadline))
             }
@@ -81,9 +81,9 @@ final class LoopbackRedirectReceiver: Sendable {
         return try result.get()
     }
 
-    private func accept(path: String, deadline: ContinuousClock.Instant) -> Result<URL, AuthError> {
+    private func accept(path: String, deadline: ContinuousClock.Instant) -> Result<URL, VaultError> {
         while ContinuousClock.now < deadline {
-            if closed.withLock({ $0 }) { return .failure(.openIDConnectFailed(reason: "the login was cancelled")) }
+            if closed.withLock({ $0 }) { return .failure(.openIDConnectFailed("the login was cancelled")) }
             var poller = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, 200)
             if ready <= 0 { continue }
@@ -102,11 +102,11 @@ final class LoopbackRedirectReceiver: Sendable {
                 body: "The login is complete. You can close this window and return to the app."
             )
             guard let url = URL(string: "http://127.0.0.1:\(port)\(target)") else {
-                return .failure(.openIDConnectFailed(reason: "the redirect URL is malformed"))
+                return .failure(.openIDConnectFailed("the redirect URL is malformed"))
             }
             return .success(url)
         }
-        return .failure(.openIDConnectFailed(reason: "no redirect arrived within the time allowed"))
+        return .failure(.openIDConnectFailed("no redirect arrived within the time allowed"))
     }
 
     /// The request target of a `GET` request line, or nil.

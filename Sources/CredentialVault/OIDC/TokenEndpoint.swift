@@ -1,15 +1,5 @@
 import Foundation
 
-/// A successful token-endpoint answer (RFC 6749 section 5.1). Holds secrets; `description` shows none.
-struct TokenResponse: Sendable, CustomStringConvertible {
-    let accessToken: String
-    let refreshToken: String?
-    let idToken: String?
-    let expiresIn: TimeInterval?
-
-    var description: String { "TokenResponse(redacted)" }
-}
-
 /// The token endpoint: form-encoded POSTs of public-client grants.
 struct TokenEndpoint: Sendable {
     let url: URL
@@ -28,17 +18,19 @@ struct TokenEndpoint: Sendable {
         let error: String
     }
 
-    func refresh(_ refreshToken: String) async throws(AuthError) -> TokenResponse {
+    private var host: String { url.host ?? url.absoluteString }
+
+    func refresh(_ refreshToken: String) async throws(VaultError) -> TokenResponse {
         try await post(["grant_type": "refresh_token", "refresh_token": refreshToken])
     }
 
-    func exchange(code: String, verifier: String, redirectURI: String) async throws(AuthError) -> TokenResponse {
+    func exchange(code: String, verifier: String, redirectURI: String) async throws(VaultError) -> TokenResponse {
         try await post([
             "grant_type": "authorization_code", "code": code, "code_verifier": verifier, "redirect_uri": redirectURI,
         ])
     }
 
-    private func post(_ fields: [String: String]) async throws(AuthError) -> TokenResponse {
+    private func post(_ fields: [String: String]) async throws(VaultError) -> TokenResponse {
         var all = fields
         all["client_id"] = clientId
         let request = HTTPRequest(
@@ -52,13 +44,13 @@ struct TokenEndpoint: Sendable {
         do {
             response = try await transport.send(request)
         } catch {
-            throw .networkError(host: error.host, reason: error.reason)
+            throw .network(error, service: "the issuer's token endpoint", origin: .issuer)
         }
         if response.status == 200 {
             guard let success = try? JSONDecoder().decode(Success.self, from: response.body),
                 !success.access_token.isEmpty
             else {
-                throw .failedToGetAccessToken(reason: "the token endpoint's answer does not decode")
+                throw .tokenAnswerUnusable("the answer is not a token response (RFC 6749 section 5.1)", host: host)
             }
             return TokenResponse(
                 accessToken: success.access_token,
@@ -69,25 +61,7 @@ struct TokenEndpoint: Sendable {
         }
         // RFC 6749 section 5.2: invalid_grant means the grant (here: the refresh token or code) is dead.
         let failure = try? JSONDecoder().decode(Failure.self, from: response.body)
-        if failure?.error == "invalid_grant" { throw .refreshTokenExpired }
-        let code = failure.map { String($0.error.prefix(64)) } ?? "no error code"
-        throw .failedToGetAccessToken(reason: "the token endpoint answered HTTP \(response.status) (\(code))")
-    }
-}
-
-/// application/x-www-form-urlencoded, as RFC 6749 appendix B asks.
-enum FormEncoding {
-    private static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-    )
-
-    static func encode(_ fields: [String: String]) -> String {
-        fields.sorted { $0.key < $1.key }
-            .map { "\(escape($0.key))=\(escape($0.value))" }
-            .joined(separator: "&")
-    }
-
-    static func escape(_ value: String) -> String {
-        value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+        if failure?.error == "invalid_grant" { throw .loginExpired }
+        throw .tokenRequestRefused(status: response.status, errorCode: failure?.error, host: host)
     }
 }

@@ -122,29 +122,17 @@ struct Envelope: Codable, Sendable {
     }
 
     /// Decodes an envelope read from `path`; a record of another format is reported, never guessed at.
-    static func decode(_ data: Data, path: String) throws(SecureStorageError) -> Envelope {
+    static func decode(_ data: Data, path: String) throws(VaultError) -> Envelope {
         guard let probe = try? JSONDecoder().decode(FormatProbe.self, from: data) else {
-            throw .corruptRecord(path: path, reason: "not an envelope (no format field)")
+            throw .damagedRecord(path: path, "not an envelope (no format field)")
         }
         guard probe.format == currentFormat else { throw .unsupportedFormat(path: path, format: probe.format) }
         guard let envelope = try? JSONDecoder().decode(Envelope.self, from: data) else {
-            throw .corruptRecord(path: path, reason: "a field is missing or has the wrong type")
+            throw .damagedRecord(path: path, "a field is missing or has the wrong type")
         }
         guard envelope.kdf.algorithm == kdfAlgorithm else {
             throw .unsupportedFormat(path: path, format: "\(currentFormat) with KDF \(envelope.kdf.algorithm)")
         }
         return envelope
     }
-}
-
-/// What device unlock keeps on the device: the key service's long secret and the password-derived
-/// wrap key, enough to open the envelope without the password (as THP keeps them behind Face ID).
-struct DeviceSecret: Codable, Sendable {
-    static let currentFormat = "credential-vault/device/v1"
-
-    var format: String
-    var userId: String
-    var keyId: String
-    var longSecret: String
-    var wrapKey: String
 }

@@ -1,0 +1,158 @@
+public import Foundation
+import Logging
+import VaultCrypto
+
+extension Auth {
+    /// Which page the issuer should show first.
+    public enum Flow: Sendable {
+        /// The login page.
+        case signIn
+        /// The registration page (`prompt=create`, where the issuer supports it).
+        case signUp
+    }
+
+    /// The first login: the authorization code flow with PKCE (S256), state and nonce.
+    ///
+    /// `presentAuthorizationURL` gets the URL to show (a CLI prints it or opens a browser). With a loopback
+    /// redirect URI the answer comes back to a listener on 127.0.0.1 at a port chosen now (RFC 8252);
+    /// otherwise pass the redirect to ``handleRedirect(url:)``. The tokens are kept in memory: call
+    /// ``storeRefreshToken(withNewPassword:)`` to seal the refresh token under a password.
+    /// - Returns: the user id (`sub`).
+    /// - Throws: ``VaultError``: a state mismatch, an error answer or a missing code is `.openIDConnectFailed`.
+    public func performOpenIDConnectFlow(
+        flow: Flow = .signIn,
+        timeout: Duration = .seconds(300),
+        presentAuthorizationURL: @escaping @Sendable (URL) async -> Void
+    ) async throws(VaultError) -> String {
+        let metadata = try await metadata()
+        let pkce = PKCE()
+        let state = Base64URL.encode(SecureRandom.bytes(count: 16))
+        let nonce = Base64URL.encode(SecureRandom.bytes(count: 16))
+        let configured = configuration.redirectURI
+
+        let receiver: LoopbackRedirectReceiver?
+        let redirectURI: URL
+        if configured.isLoopbackRedirect {
+            let listener = try LoopbackRedirectReceiver()
+            receiver = listener
+            redirectURI = listener.redirectURI(path: configured.path.isEmpty ? "/" : configured.path)
+        } else {
+            receiver = nil
+            redirectURI = configured
+        }
+        defer { receiver?.stop() }
+
+        var fields = [
+            "response_type": "code",
+            "client_id": configuration.clientId,
+            "redirect_uri": redirectURI.absoluteString,
+            "scope": configuration.scopes.joined(separator: " "),
+            "state": state,
+            "nonce": nonce,
+            "code_challenge": pkce.challenge,
+            "code_challenge_method": pkce.method,
+        ]
+        if flow == .signUp { fields["prompt"] = "create" }
+        let authorizationURL = Self.url(metadata.authorizationEndpoint, adding: fields)
+
+        let presenter = Task { await presentAuthorizationURL(authorizationURL) }
+        defer { presenter.cancel() }
+        let redirect: URL
+        if let receiver {
+            // withTaskCancellationHandler has no typed throws: the Result carries the error through.
+            let waited = await withTaskCancellationHandler { () async -> Result<URL, VaultError> in
+                do throws(VaultError) {
+                    return .success(try await receiver.waitForRedirect(path: redirectURI.path, timeout: timeout))
+                } catch {
+                    return .failure(error)
+                }
+            } onCancel: {
+                receiver.stop()
+            }
+            redirect = try waited.get()
+        } else {
+            redirect = await withCheckedContinuation { continuation in
+                pendingRedirect = (redirectURI.absoluteString, continuation)
+            }
+        }
+
+        let code = try Self.code(from: redirect, state: state)
+        let endpoint = try await tokenEndpoint()
+        let response: TokenResponse
+        do {
+            response = try await endpoint.exchange(
+                code: code,
+                verifier: pkce.verifier,
+                redirectURI: redirectURI.absoluteString
+            )
+        } catch where error.isLoginExpired {
+            throw .openIDConnectFailed("the issuer refused the authorization code (invalid_grant)")
+        }
+        let userId = try userId(from: response, nonce: nonce)
+        guard let refresh = response.refreshToken else { throw .noRefreshToken }
+        let accessToken = try accessJWT(response, userId: userId)
+        endSession()
+        session = ActiveSession(userId: userId, refreshToken: RefreshToken(token: refresh, userId: userId))
+        keep(accessToken, expiry: expiry(of: accessToken, response))
+        configuration.logger.debug("the OpenID Connect login is complete; the tokens are in memory")
+        return userId
+    }
+
+    /// Passes an app's redirect to a waiting ``performOpenIDConnectFlow(flow:timeout:presentAuthorizationURL:)``.
+    /// - Returns: whether a flow was waiting for this URL.
+    public func handleRedirect(url: URL) -> Bool {
+        guard let pending = pendingRedirect, url.absoluteString.hasPrefix(pending.prefix) else { return false }
+        pendingRedirect = nil
+        pending.continuation.resume(returning: url)
+        return true
+    }
+
+    /// Seals the session's refresh token under a new password (a new key at the key service) and keeps the
+    /// unlocked envelope, so the session's later rotations are persisted too. Call it after the OpenID
+    /// Connect flow.
+    public func storeRefreshToken(withNewPassword password: String) async throws(VaultError) {
+        guard let current = session else { throw .notLoggedIn }
+        let envelope = try await userStorage.sealUnderNewPassword(current.refreshToken, password: password)
+        if session?.id == current.id { session?.envelope = envelope }
+    }
+
+    /// `base` with `fields` added to its query, form-encoded (a `+` in a value stays a plus).
+    static func url(_ base: URL, adding fields: [String: String]) -> URL {
+        var components = URLComponents(url: base, resolvingAgainstBaseURL: false)!
+        let existing = components.percentEncodedQuery.map { $0.isEmpty ? "" : $0 + "&" } ?? ""
+        components.percentEncodedQuery = existing + FormEncoding.encode(fields)
+        return components.url!
+    }
+
+    static func code(from redirect: URL, state: String) throws(VaultError) -> String {
+        let items = URLComponents(url: redirect, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
+        guard value("state") == state else {
+            throw .openIDConnectFailed("the redirect's state does not match this login (possible forgery)")
+        }
+        if let error = value("error") {
+            let detail = value("error_description").map { ": \(VaultError.printable($0, limit: 200))" } ?? ""
+            throw .openIDConnectFailed("the issuer answered \(VaultError.printable(error))\(detail)")
+        }
+        guard let code = value("code"), !code.isEmpty else {
+            throw .openIDConnectFailed("the redirect carries no authorization code")
+        }
+        return code
+    }
+
+    private func userId(from response: TokenResponse, nonce: String) throws(VaultError) -> String {
+        guard let idToken = response.idToken else {
+            do { return try JWT(token: response.accessToken).userId } catch {
+                throw .tokenAnswerUnusable("neither an id token nor a JWT access token names the user", host: nil)
+            }
+        }
+        let jwt: JWT
+        do { jwt = try JWT(token: idToken) } catch {
+            throw .openIDConnectFailed("the id token does not decode (\(error.code))")
+        }
+        guard jwt["nonce"] as String? == nonce else {
+            throw .openIDConnectFailed("the id token's nonce does not match this login")
+        }
+        return jwt.userId
+    }
+}

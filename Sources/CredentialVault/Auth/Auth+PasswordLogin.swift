@@ -1,0 +1,62 @@
+extension Auth {
+    /// Opens the stored refresh token with `password`, redeems it at the token endpoint and returns the
+    /// access token. A rotated refresh token is sealed with the same data key and written atomically
+    /// before this returns (unless `storeNewRefreshToken` is false: then it lives in memory only).
+    /// - Parameter userId: the user; nil when exactly one user is stored.
+    /// - Throws: ``VaultError``: `isWrongPassword`, `isKeyLocked`, `isLoginExpired`, `isNotRegistered`, ...
+    public func loginWithPassword(
+        userId: String? = nil,
+        password: String,
+        storeNewRefreshToken: Bool = true
+    ) async throws(VaultError) -> JWT {
+        let userId = try await resolveUser(userId)
+        let lock = try await userStorage.sessionLock()
+        defer { withExtendedLifetime(lock) {} }
+        let (token, envelope) = try await userStorage.unlock(userId: userId, password: password)
+        return try await begin(userId: userId, refreshToken: token, envelope: envelope, persist: storeNewRefreshToken)
+    }
+
+    /// Like ``loginWithPassword(userId:password:storeNewRefreshToken:)`` with the device secret instead of
+    /// the password (THP's biometric login).
+    /// - Throws: ``VaultError``: `isDeviceUnlockFailed` when it is off or refused, `isKeyLocked`, ...
+    public func loginWithDeviceUnlock(
+        userId: String? = nil,
+        storeNewRefreshToken: Bool = true
+    ) async throws(VaultError) -> JWT {
+        let userId = try await resolveUser(userId)
+        let lock = try await userStorage.sessionLock()
+        defer { withExtendedLifetime(lock) {} }
+        let (token, envelope) = try await userStorage.unlockViaDeviceUnlock(userId: userId)
+        return try await begin(userId: userId, refreshToken: token, envelope: envelope, persist: storeNewRefreshToken)
+    }
+
+    /// Turns device unlock on for the open session's user with what the session already holds: no
+    /// Argon2id and no key-service call (``UserStorage/enableDeviceUnlock(userId:password:)`` costs both).
+    /// - Throws: ``VaultError``: `.notLoggedIn` without a session, or after an OpenID Connect login whose
+    ///   refresh token has no password yet (call ``storeRefreshToken(withNewPassword:)`` first).
+    public func enableDeviceUnlock() async throws(VaultError) {
+        guard let envelope = session?.envelope else { throw .notLoggedIn }
+        try await userStorage.enableDeviceUnlock(envelope)
+    }
+
+    private func begin(
+        userId: String,
+        refreshToken: RefreshToken,
+        envelope: UnlockedEnvelope,
+        persist: Bool
+    ) async throws(VaultError) -> JWT {
+        endSession()
+        let redeemed = try await redeem(refreshToken, sealingIn: persist ? envelope : nil)
+        if let timings = envelope.timings {
+            lastLoginTimings = LoginTimings(
+                keyDerivation: timings.keyDerivation,
+                keyService: timings.keyService,
+                tokenEndpoint: redeemed.tokenEndpointTime,
+                sealAndWrite: redeemed.persistTime
+            )
+        }
+        session = ActiveSession(userId: userId, refreshToken: redeemed.refreshToken, envelope: persist ? envelope : nil)
+        keep(redeemed.accessToken, expiry: redeemed.expiry)
+        return redeemed.accessToken
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import Logging
+import VaultCrypto
+
+/// Password login, always-fresh access tokens, logout that revokes, and the first login by OpenID
+/// Connect (THP's `THPAuth`).
+///
+/// A session begins with ``loginWithPassword(userId:password:storeNewRefreshToken:)``,
+/// ``loginWithDeviceUnlock(userId:storeNewRefreshToken:)`` or
+/// ``performOpenIDConnectFlow(flow:timeout:presentAuthorizationURL:)``. It keeps the access token, the
+/// refresh token and, after a password or device login, the user's unlocked envelope, so every rotated
+/// refresh token is sealed and written before anyone sees the access token that came with it. The data
+/// key is zeroed when the session ends.
+///
+/// The features live in extensions: password and device login (`Auth+PasswordLogin.swift`), OpenID
+/// Connect (`Auth+OpenIDConnect.swift`), logout (`Auth+Logout.swift`).
+public actor Auth {
+    /// The timings of the last password login, for diagnostics and benchmarks.
+    public internal(set) var lastLoginTimings: LoginTimings?
+
+    let configuration: VaultConfiguration
+    let userStorage: UserStorage
+    let transport: any HTTPTransport
+    private var metadataCache: ProviderMetadata?
+    var session: ActiveSession?
+    /// The session's access token and the moment it stops being handed out (its expiry minus the leeway),
+    /// kept apart from the session so the hot path of ``getAccessToken(forceRefresh:)`` copies nothing else.
+    private var fresh: (token: JWT, until: Date)?
+    private var refreshInFlight: (sessionId: UUID, task: Task<Result<JWT, VaultError>, Never>)?
+    var pendingRedirect: (prefix: String, continuation: CheckedContinuation<URL, Never>)?
+
+    /// An auth over `userStorage` (use ``Vault`` to build both from one configuration).
+    ///
+    /// The issuer is checked at the first call that needs it: an issuer that is neither https nor a loopback
+    /// address fails that call with `.insecureURL`.
+    public init(
+        configuration: VaultConfiguration,
+        userStorage: UserStorage,
+        transport: any HTTPTransport = URLSessionTransport()
+    ) {
+        self.configuration = configuration
+        self.userStorage = userStorage
+        self.transport = transport
+    }
+
+    // MARK: State
+
+    /// Whether a session is open.
+    public var isLoggedIn: Bool { session != nil }
+
+    /// The user of the open session.
+    public var currentUserId: String? { session?.userId }
+
+    /// The session's refresh token (a secret: never log it).
+    public var refreshToken: RefreshToken? { session?.refreshToken }
+
+    // MARK: Access tokens
+
+    /// The session's access token while it stays valid for the leeway, otherwise a new one.
+    ///
+    /// Concurrent callers share one refresh. A rotated refresh token is written to the envelope before
+    /// any caller gets the new access token, so a restart never strands the user.
+    /// - Throws: ``VaultError``: `.notLoggedIn`; `isLoginExpired` ends the session.
+    public func getAccessToken(forceRefresh: Bool = false) async throws(VaultError) -> JWT {
+        if !forceRefresh, let fresh, configuration.now() < fresh.until { return fresh.token }
+        guard let current = session else { throw .notLoggedIn }
+        if let inFlight = refreshInFlight, inFlight.sessionId == current.id {
+            return try await inFlight.task.value.get()
+        }
+        let task = Task { await self.refreshSession(current.id) }
+        refreshInFlight = (current.id, task)
+        return try await task.value.get()
+    }
+
+    private func refreshSession(_ id: UUID) async -> Result<JWT, VaultError> {
+        defer { if refreshInFlight?.sessionId == id { refreshInFlight = nil } }
+        do throws(VaultError) {
+            guard let current = session, current.id == id else { throw .notLoggedIn }
+            var lock: AdvisoryLock?
+            var refreshToken = current.refreshToken
+            if let envelope = current.envelope {
+                lock = try await userStorage.sessionLock()
+                // Another process may have rotated the stored token meanwhile: the envelope is the truth.
+                refreshToken = try await userStorage.storedRefreshToken(in: envelope)
+            }
+            defer { withExtendedLifetime(lock) {} }
+            let redeemed = try await redeem(refreshToken, sealingIn: current.envelope)
+            guard session?.id == id else { throw .notLoggedIn }
+            session?.refreshToken = redeemed.refreshToken
+            keep(redeemed.accessToken, expiry: redeemed.expiry)
+            return .success(redeemed.accessToken)
+        } catch {
+            if error.isLoginExpired, session?.id == id {
+                configuration.logger.debug("the issuer refused the refresh token; the session ends")
+                endSession()
+            }
+            return .failure(error)
+        }
+    }
+
+    /// One refresh_token grant; a rotated refresh token is sealed into `envelope` (when given) before returning.
+    func redeem(_ refreshToken: RefreshToken, sealingIn envelope: UnlockedEnvelope?) async throws(VaultError) -> Redemption
+    {
+        let endpoint = try await tokenEndpoint()
+        let clock = ContinuousClock()
+        let started = clock.now
+        let response = try await endpoint.refresh(refreshToken.token)
+        let answered = clock.now
+        let rotated = response.refreshToken.map { RefreshToken(token: $0, userId: refreshToken.userId) }
+        if let rotated, rotated != refreshToken, let envelope {
+            try await userStorage.persist(rotated, in: envelope)
+        }
+        configuration.logger.debug(
+            "refresh_token grant answered",
+            metadata: ["rotated": "\(rotated != nil && rotated != refreshToken)", "sealed": "\(envelope != nil)"]
+        )
+        let accessToken = try accessJWT(response, userId: refreshToken.userId)
+        return Redemption(
+            accessToken: accessToken,
+            refreshToken: rotated ?? refreshToken,
+            expiry: expiry(of: accessToken, response),
+            tokenEndpointTime: answered - started,
+            persistTime: clock.now - answered
+        )
+    }
+
+    func accessJWT(_ response: TokenResponse, userId: String) throws(VaultError) -> JWT {
+        let jwt: JWT
+        do {
+            jwt = try JWT(token: response.accessToken)
+        } catch {
+            throw .tokenAnswerUnusable("the access token is not a JWT (\(error.code))", host: nil)
+        }
+        guard jwt.userId == userId else { throw .tokenAnswerUnusable("the access token is another user's", host: nil) }
+        return jwt
+    }
+
+    /// An access token without any expiry is refreshed on every call rather than trusted forever.
+    func keep(_ token: JWT, expiry: Date?) {
+        fresh = expiry.map { (token, $0.addingTimeInterval(-configuration.leeway)) }
+    }
+
+    func expiry(of token: JWT, _ response: TokenResponse) -> Date? {
+        token.expireDate ?? response.expiresIn.map { configuration.now().addingTimeInterval($0) }
+    }
+
+    /// Forgets the session: cancels its refresh, drops its tokens and its data key (which zeroes it).
+    func endSession() {
+        if let inFlight = refreshInFlight {
+            inFlight.task.cancel()
+            refreshInFlight = nil
+        }
+        session = nil
+        fresh = nil
+    }
+
+    // MARK: Discovery
+
+    /// The issuer's metadata, fetched once and kept.
+    /// - Throws: ``VaultError``: `.insecureURL` for an issuer that is neither https nor a loopback address,
+    ///   `isConfigurationError` when discovery fails, `isNetworkError` when the issuer cannot be reached.
+    public func metadata() async throws(VaultError) -> ProviderMetadata {
+        if let metadataCache { return metadataCache }
+        try Self.checkIssuer(configuration.issuer)
+        let metadata = try await Discovery(transport: transport, timeout: configuration.requestTimeout)
+            .metadata(for: configuration.issuer)
+        configuration.logger.debug("discovered the issuer's endpoints", metadata: ["issuer": "\(metadata.issuer)"])
+        metadataCache = metadata
+        return metadata
+    }
+
+    /// Refuses an issuer the library must not send secrets to.
+    static func checkIssuer(_ issuer: URL) throws(VaultError) {
+        guard issuer.isSecureOrLoopback else { throw .insecureURL(issuer, role: "the issuer", origin: .issuer) }
+    }
+
+    func tokenEndpoint() async throws(VaultError) -> TokenEndpoint {
+        TokenEndpoint(
+            url: try await metadata().tokenEndpoint,
+            clientId: configuration.clientId,
+            transport: transport,
+            timeout: configuration.requestTimeout
+        )
+    }
+
+    func resolveUser(_ userId: String?) async throws(VaultError) -> String {
+        if let userId { return userId }
+        let users = try await userStorage.availableUserIds
+        guard users.count == 1 else {
+            if users.isEmpty { throw .notRegistered(userId: "") }
+            throw .invalidConfiguration("\(users.count) users are stored; say which one")
+        }
+        return users[0]
+    }
+}

@@ -1,0 +1,10 @@
+import Foundation
+
+/// One refresh_token grant, done: the tokens it gave and how long its steps took.
+struct Redemption: Sendable {
+    let accessToken: JWT
+    let refreshToken: RefreshToken
+    let expiry: Date?
+    let tokenEndpointTime: Duration
+    let persistTime: Duration
+}

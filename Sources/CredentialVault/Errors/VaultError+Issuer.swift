@@ -1,0 +1,88 @@
+import Foundation
+
+extension VaultError {
+    /// `invalid_grant` to a refresh: the stored login is dead.
+    static var loginExpired: VaultError {
+        VaultError(
+            .loginExpired,
+            "The issuer no longer accepts the stored login (the refresh token expired or was revoked). Log in with "
+                + "OpenID Connect again.",
+            origin: .issuer
+        )
+    }
+
+    /// No session: log in first.
+    static var notLoggedIn: VaultError {
+        VaultError(.notLoggedIn, "Not logged in. Log in with the password first.", origin: .local)
+    }
+
+    /// The token endpoint answered an error status (other than `invalid_grant`).
+    static func tokenRequestRefused(status: Int, errorCode: String?, host: String) -> VaultError {
+        let code = errorCode.map { " (\(printable($0)))" } ?? ""
+        return VaultError(
+            .serverRefused,
+            "The token endpoint at \(host) refused the request with HTTP \(status)\(code).",
+            origin: .issuer,
+            host: host,
+            httpStatus: status
+        )
+    }
+
+    /// A 200 from the token endpoint that is not a usable token answer.
+    static func tokenAnswerUnusable(_ why: String, host: String?) -> VaultError {
+        VaultError(
+            .unexpectedAnswer,
+            "The token endpoint\(host.map { " at \($0)" } ?? "") gave no usable access token: \(why).",
+            origin: .issuer,
+            host: host,
+            httpStatus: 200
+        )
+    }
+
+    /// The token endpoint gave no refresh token.
+    static var noRefreshToken: VaultError {
+        VaultError(
+            .noRefreshToken,
+            "The token endpoint gave no refresh token; ask for the offline_access scope.",
+            origin: .issuer
+        )
+    }
+
+    /// Discovery failed for `why`.
+    static func discoveryFailed(_ why: String, host: String? = nil, status: Int? = nil) -> VaultError {
+        VaultError(
+            .discoveryFailed,
+            "OpenID Connect discovery failed: \(why). Check the issuer URL.",
+            origin: .issuer,
+            host: host,
+            httpStatus: status
+        )
+    }
+
+    /// The OpenID Connect login failed for `why`.
+    static func openIDConnectFailed(_ why: String) -> VaultError {
+        VaultError(.openIDConnectFailed, "The OpenID Connect login failed: \(why).", origin: .issuer)
+    }
+
+    /// Revocation at logout failed for `why`; local data was cleared as asked.
+    static func revocationFailed(_ why: String, host: String? = nil, status: Int? = nil) -> VaultError {
+        VaultError(
+            .revocationFailed,
+            "Logged out here, but the issuer did not revoke the refresh token: \(why).",
+            origin: .issuer,
+            host: host,
+            httpStatus: status
+        )
+    }
+
+    /// The configuration is not usable for `why`.
+    static func invalidConfiguration(_ why: String) -> VaultError {
+        VaultError(.invalidConfiguration, "The configuration is not usable: \(why).", origin: .local)
+    }
+
+    /// A server's own words, cut to a line of printable ASCII so it cannot forge or flood a message.
+    static func printable(_ text: String, limit: Int = 64) -> String {
+        let kept = text.unicodeScalars.prefix(limit).filter { $0.isASCII && $0.value >= 0x20 && $0.value != 0x7F }
+        return String(String.UnicodeScalarView(kept))
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// The key-service call an error happened in, so a message names what was being done.
+enum KeyServiceCall: Sendable {
+    /// `createkey`: a new key for a new password.
+    case createKey
+    /// `key` with the password's secret.
+    case keyByPassword
+    /// `key` with the device's long secret.
+    case keyByDeviceSecret
+
+    var activity: String {
+        switch self {
+        case .createKey: "creating a key for the new password"
+        case .keyByPassword: "checking the password"
+        case .keyByDeviceSecret: "checking the device secret"
+        }
+    }
+}
+
+extension VaultError {
+    /// The error for a key-service answer with a status other than 200, as TIM's clients read the statuses.
+    static func keyService(status: Int, during call: KeyServiceCall, host: String) -> VaultError {
+        switch status {
+        case 401: .wrongPassword(host: host)
+        case 204, 403: .keyLocked(host: host)
+        case 404:
+            VaultError(
+                .keyMissing,
+                "The key service at \(host) does not know this key. Log in with OpenID Connect again and set a new "
+                    + "password.",
+                origin: .keyService,
+                host: host,
+                httpStatus: status
+            )
+        case 500...599:
+            VaultError(
+                .serverRefused,
+                "The key service at \(host) failed with a server error (HTTP \(status)) while \(call.activity). "
+                    + "Nothing was changed here; try again later.",
+                origin: .keyService,
+                host: host,
+                httpStatus: status
+            )
+        default:
+            VaultError(
+                .serverRefused,
+                "The key service at \(host) answered HTTP \(status) while \(call.activity), which the key-service "
+                    + "protocol does not use. Check the key service URL.",
+                origin: .keyService,
+                host: host,
+                httpStatus: status
+            )
+        }
+    }
+
+    /// HTTP 401 to a password's secret.
+    static func wrongPassword(host: String?) -> VaultError {
+        VaultError(
+            .wrongPassword,
+            "Wrong password. Try again; the key locks after three wrong passwords in a row.",
+            origin: .keyService,
+            host: host,
+            httpStatus: 401
+        )
+    }
+
+    /// The key service locked the key (or the third wrong password in a row just did).
+    static func keyLocked(host: String?) -> VaultError {
+        VaultError(
+            .keyLocked,
+            "The key is locked after three wrong passwords in a row; not even the right password opens it now. "
+                + "Log in with OpenID Connect again and set a new password.",
+            origin: .keyService,
+            host: host
+        )
+    }
+
+    /// A 200 whose body is not a key.
+    static func keyServiceAnswerNotAKey(host: String, during call: KeyServiceCall) -> VaultError {
+        VaultError(
+            .unexpectedAnswer,
+            "The key service at \(host) answered with data that is not a key while \(call.activity). Check the key "
+                + "service URL.",
+            origin: .keyService,
+            host: host,
+            httpStatus: 200
+        )
+    }
+
+    /// A key whose answer lacks the long secret that creating a key or device unlock needs.
+    static func noLongSecret(host: String?) -> VaultError {
+        VaultError(
+            .unexpectedAnswer,
+            "The key service\(host.map { " at \($0)" } ?? "") sent no long secret, which creating a key and device "
+                + "unlock need; it does not follow the TIM key-service protocol.",
+            origin: .keyService,
+            host: host
+        )
+    }
+
+    /// The key service's key does not fit the envelope (wrong id or size).
+    static var wrongKey: VaultError {
+        VaultError(
+            .wrongKey,
+            "The key service returned a key that does not fit this envelope. Check that the configured key service "
+                + "is the one the password was set with.",
+            origin: .keyService
+        )
+    }
+}

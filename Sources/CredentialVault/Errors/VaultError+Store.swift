@@ -1,0 +1,102 @@
+import Foundation
+
+extension VaultError {
+    /// No envelope for `userId` (empty when no user is stored at all).
+    static func notRegistered(userId: String) -> VaultError {
+        VaultError(
+            .notRegistered,
+            userId.isEmpty
+                ? "No login is stored yet. Log in with OpenID Connect and set a password first."
+                : "No login is stored for user '\(userId)'. Log in with OpenID Connect and set a password first.",
+            origin: .store
+        )
+    }
+
+    /// Device unlock is off or refused.
+    static func deviceUnlockFailed(_ why: String) -> VaultError {
+        VaultError(.deviceUnlockFailed, "Device unlock failed: \(why). Log in with the password instead.", origin: .store)
+    }
+
+    /// The user id is not one.
+    static var invalidUserId: VaultError {
+        VaultError(.invalidUserId, "The user id must be between 1 and 1024 bytes of UTF-8.", origin: .local)
+    }
+
+    /// The envelope did not open with the key the password and the key service gave.
+    static var envelopeDidNotOpen: VaultError {
+        VaultError(
+            .envelopeDidNotOpen,
+            "The stored refresh token did not open: the envelope was changed or belongs to another key. Log in with "
+                + "OpenID Connect and set a new password.",
+            origin: .store
+        )
+    }
+
+    /// `path` is open to other users.
+    static func permissionsTooOpen(path: String, mode: UInt32) -> VaultError {
+        VaultError(
+            .permissionsTooOpen,
+            "Refusing to use \(path): its mode is \(String(mode, radix: 8)), which lets other users read or change it. "
+                + "Run `chmod go-rwx '\(path)'`.",
+            origin: .store
+        )
+    }
+
+    /// `path` belongs to another user.
+    static func wrongOwner(path: String) -> VaultError {
+        VaultError(.wrongOwner, "Refusing to use \(path): it belongs to another user.", origin: .store)
+    }
+
+    /// A record of a newer format, left untouched.
+    static func unsupportedFormat(path: String, format: String) -> VaultError {
+        VaultError(
+            .unsupportedFormat,
+            "\(path) holds a record of format '\(format)', which this version cannot read; it was left untouched. "
+                + "Use a newer version of CredentialVault.",
+            origin: .store
+        )
+    }
+
+    /// A damaged record, left untouched.
+    static func damagedRecord(path: String, _ why: String) -> VaultError {
+        VaultError(
+            .damagedRecord,
+            "\(path) is damaged (\(why)); it was left untouched. Remove it to log in again with OpenID Connect.",
+            origin: .store
+        )
+    }
+
+    /// A stored record that is intact but not what it should be.
+    static func unexpectedRecord(_ why: String) -> VaultError {
+        VaultError(.damagedRecord, "The stored data is not usable: \(why).", origin: .store)
+    }
+
+    /// A file-system call failed.
+    static func fileSystem(_ operation: String, path: String, _ why: String) -> VaultError {
+        VaultError(.fileSystemFailed, "Could not \(operation) \(path): \(why).", origin: .store)
+    }
+
+    /// The file-system call that just failed, with the system's words for `errno`.
+    static func fileSystem(_ operation: String, path: String) -> VaultError {
+        fileSystem(operation, path: path, String(cString: strerror(errno)))
+    }
+
+    /// Another process held the lock at `path` past the wait.
+    static func lockTimeout(path: String, waited: Duration) -> VaultError {
+        VaultError(
+            .lockTimeout,
+            "Another process held the lock \(path) for \(waited.components.seconds) s; try again when it is done.",
+            origin: .store
+        )
+    }
+
+    /// The wait was cancelled.
+    static var cancelled: VaultError {
+        VaultError(.cancelled, "Cancelled while waiting.", origin: .local)
+    }
+
+    /// Argon2id or the AEAD failed.
+    static func cryptoFailed(_ why: String) -> VaultError {
+        VaultError(.cryptoFailed, "Key derivation or encryption failed: \(why).", origin: .local)
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+/// Fetches and checks discovery documents: OpenID Connect Discovery 1.0, then RFC 8414 for what it omits.
+struct Discovery: Sendable {
+    let transport: any HTTPTransport
+    let timeout: TimeInterval
+
+    private struct Document: Decodable {
+        let issuer: String?
+        let authorization_endpoint: String?
+        let token_endpoint: String?
+        let revocation_endpoint: String?
+        let end_session_endpoint: String?
+    }
+
+    func metadata(for issuer: URL) async throws(VaultError) -> ProviderMetadata {
+        let url = Self.openIDConfigurationURL(issuer)
+        let document = try await fetch(url)
+        guard let issuerText = document.issuer, Self.sameIssuer(issuerText, issuer) else {
+            throw .discoveryFailed("\(url.absoluteString) names another issuer than \(issuer.absoluteString)")
+        }
+        guard let authorization = try Self.endpoint(document.authorization_endpoint, "authorization_endpoint"),
+            let token = try Self.endpoint(document.token_endpoint, "token_endpoint")
+        else {
+            throw .discoveryFailed("\(url.absoluteString) lacks authorization_endpoint or token_endpoint")
+        }
+        var revocation = try Self.endpoint(document.revocation_endpoint, "revocation_endpoint")
+        if revocation == nil {
+            // django-oauth-toolkit, among others, lists revocation only in its RFC 8414 metadata.
+            for url in Self.authorizationServerURLs(issuer) {
+                if let other = try? await fetch(url), let issuerText = other.issuer, Self.sameIssuer(issuerText, issuer)
+                {
+                    revocation = try Self.endpoint(other.revocation_endpoint, "revocation_endpoint")
+                    if revocation != nil { break }
+                }
+            }
+        }
+        return ProviderMetadata(
+            issuer: issuer,
+            authorizationEndpoint: authorization,
+            tokenEndpoint: token,
+            revocationEndpoint: revocation,
+            endSessionEndpoint: try Self.endpoint(document.end_session_endpoint, "end_session_endpoint")
+        )
+    }
+
+    private func fetch(_ url: URL) async throws(VaultError) -> Document {
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(
+                HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"], timeout: timeout)
+            )
+        } catch {
+            throw .network(error, service: "the issuer", origin: .issuer)
+        }
+        guard response.status == 200 else {
+            throw .discoveryFailed(
+                "\(url.absoluteString) answered HTTP \(response.status)",
+                host: url.host,
+                status: response.status
+            )
+        }
+        guard let document = try? JSONDecoder().decode(Document.self, from: response.body) else {
+            throw .discoveryFailed("\(url.absoluteString) is not a discovery document", host: url.host, status: 200)
+        }
+        return document
+    }
+
+    static func openIDConfigurationURL(_ issuer: URL) -> URL {
+        issuer.appending(path: ".well-known/openid-configuration")
+    }
+
+    /// RFC 8414 section 3.1 puts the well-known segment between host and path; some servers serve it under the issuer.
+    static func authorizationServerURLs(_ issuer: URL) -> [URL] {
+        var urls: [URL] = []
+        if var components = URLComponents(url: issuer, resolvingAgainstBaseURL: false) {
+            let path = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
+            components.path = "/.well-known/oauth-authorization-server" + path
+            if let url = components.url { urls.append(url) }
+        }
+        urls.append(issuer.appending(path: ".well-known/oauth-authorization-server"))
+        return urls
+    }
+
+    static func sameIssuer(_ text: String, _ issuer: URL) -> Bool {
+        func trimmed(_ value: String) -> String { value.hasSuffix("/") ? String(value.dropLast()) : value }
+        return trimmed(text) == trimmed(issuer.absoluteString)
+    }
+
+    /// A discovered endpoint: absent is nil; present, it must be a URL secrets may go to.
+    static func endpoint(_ text: String?, _ name: String) throws(VaultError) -> URL? {
+        guard let text else { return nil }
+        guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
+            throw .discoveryFailed("its \(name) is not a URL")
+        }
+        guard url.isSecureOrLoopback else { throw .insecureURL(url, role: "the discovered \(name)", origin: .issuer) }
+        return url
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An exclusive advisory lock (flock) on a file, held until the value is released.
+///
+/// The one wait for a lock in this package: it polls without blocking a thread, gives up at a deadline,
+/// and stops at once when the waiting task is cancelled.
+package final class AdvisoryLock: Sendable {
+    private let fd: Int32
+
+    private init(fd: Int32) {
+        self.fd = fd
+    }
+
+    deinit {
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+
+    /// Waits until the lock on `path` (created 0600 when missing) is free, then holds it.
+    /// - Parameters:
+    ///   - timeout: how long to wait for another holder.
+    ///   - whileWaiting: called once, when the lock is found taken.
+    /// - Throws: ``VaultError``: `.lockTimeout` after `timeout`, `.cancelled` when the task is cancelled,
+    ///   `.fileSystemFailed` when the file cannot be opened.
+    package static func acquire(
+        path: String,
+        timeout: Duration,
+        whileWaiting: () -> Void = {}
+    ) async throws(VaultError) -> AdvisoryLock {
+        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .fileSystem("open", path: path) }
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var pause = Duration.milliseconds(1)
+        var told = false
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else {
+                let error = VaultError.fileSystem("lock", path: path)
+                close(fd)
+                throw error
+            }
+            guard clock.now < deadline else {
+                close(fd)
+                throw .lockTimeout(path: path, waited: timeout)
+            }
+            if !told {
+                whileWaiting()
+                told = true
+            }
+            do {
+                try await Task.sleep(for: pause)
+            } catch {
+                close(fd)
+                throw .cancelled
+            }
+            pause = min(pause * 2, .milliseconds(50))
+        }
+        return AdvisoryLock(fd: fd)
+    }
+}

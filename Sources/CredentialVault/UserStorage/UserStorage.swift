@@ -1,0 +1,169 @@
+public import Foundation
+public import Logging
+public import VaultCrypto
+
+/// Encrypted refresh tokens per user (THP's `THPUserStorage`, TIM's multi-user `TIMDataStorage`).
+///
+/// A password opens a user's refresh token only together with the key service:
+/// Argon2id turns the password into `authSecret` (sent to the key service, never the password) and
+/// `wrapKey` (kept); the data key is keyed BLAKE2b of the server's key under `wrapKey`; the token is
+/// sealed with XChaCha20-Poly1305 bound to the envelope header. Three wrong passwords in a row lock
+/// the key on the server for good.
+///
+/// Each method that takes a password costs one Argon2id derivation (about 0.1 s with the defaults),
+/// run off Swift's cooperative pool, and one key-service call.
+public actor UserStorage {
+    /// The key service locks a key on the third wrong secret in a row, yet answers that attempt with a
+    /// plain 401; this many local failures in a row mean the key is now locked.
+    static let attemptsBeforeLock = 3
+
+    static let dataKeyDomain = "credential-vault/v1/data-key"
+
+    let keyService: any KeyService
+    let store: FileStore
+    let deviceSecrets: any DeviceSecretStore
+    let logger: Logger
+    let opsLimit: UInt64
+    let memLimitBytes: UInt64
+    let now: @Sendable () -> Date
+
+    /// A storage over `keyService`, with envelopes in `directory`.
+    /// - Parameters:
+    ///   - directory: default `$XDG_DATA_HOME/credential-vault`, else `~/.local/share/credential-vault`;
+    ///     created with mode 0700; refused when others can read or write it.
+    ///   - deviceSecrets: where device unlock keeps its secret; default a 0600 file in `directory`.
+    ///   - opsLimit, memLimitBytes: Argon2id cost for new passwords; existing envelopes keep their own.
+    ///   - logger: decisions at debug level; never a secret.
+    public init(
+        keyService: any KeyService,
+        directory: URL? = nil,
+        deviceSecrets: (any DeviceSecretStore)? = nil,
+        opsLimit: UInt64 = Argon2idParameters.defaultOpsLimit,
+        memLimitBytes: UInt64 = Argon2idParameters.defaultMemLimitBytes,
+        now: @escaping @Sendable () -> Date = { Date() },
+        logger: Logger = Logger(label: "credential-vault")
+    ) {
+        let directory = directory ?? FileStore.defaultDirectory
+        self.keyService = keyService
+        store = FileStore(directory: directory)
+        self.deviceSecrets = deviceSecrets ?? FileDeviceSecretStore(directory: directory)
+        self.opsLimit = opsLimit
+        self.memLimitBytes = memLimitBytes
+        self.now = now
+        self.logger = logger
+    }
+
+    /// The directory the envelopes live in.
+    public nonisolated var directory: URL { store.directory }
+
+    // MARK: Storing
+
+    /// Seals `refreshToken` under a new password: a new salt, a new key at the key service, a new envelope.
+    /// Replaces the user's earlier envelope and turns device unlock off (it belonged to the old key).
+    /// - Throws: ``VaultError``: key service, storage, or an existing record of a newer format.
+    public func storeRefreshToken(
+        _ refreshToken: RefreshToken,
+        withNewPassword password: String
+    ) async throws(VaultError) {
+        _ = try await sealUnderNewPassword(refreshToken, password: password)
+    }
+
+    /// Seals `refreshToken` in the user's existing envelope, after the key service accepts `password`.
+    /// Counts as a password attempt at the key service.
+    public func storeRefreshToken(
+        _ refreshToken: RefreshToken,
+        withExistingPassword password: String
+    ) async throws(VaultError) {
+        let (_, envelope) = try await unlock(userId: refreshToken.userId, password: password)
+        try persist(refreshToken, in: envelope)
+    }
+
+    /// Opens the user's refresh token with `password`.
+    /// - Throws: ``VaultError``; ask `isWrongPassword` (the key service said 401) and `isKeyLocked`.
+    public func getStoredRefreshToken(userId: String, password: String) async throws(VaultError) -> RefreshToken {
+        try await unlock(userId: userId, password: password).refreshToken
+    }
+
+    /// Opens the token with `oldPassword` and seals it again under `newPassword` (a new key).
+    /// Device unlock, when it was on, stays on with the new key.
+    public func changePassword(
+        userId: String,
+        from oldPassword: String,
+        to newPassword: String
+    ) async throws(VaultError) {
+        let (token, _) = try await unlock(userId: userId, password: oldPassword)
+        let hadDeviceUnlock = hasDeviceUnlock(userId: userId)
+        let created = try await sealUnderNewPassword(token, password: newPassword)
+        if hadDeviceUnlock { try enableDeviceUnlock(created) }
+    }
+
+    // MARK: Users
+
+    /// The users with an envelope in the store (read from the envelopes; there is no separate index).
+    /// - Throws: ``VaultError`` when the directory cannot be read or is open to others.
+    public var availableUserIds: [String] {
+        get throws(VaultError) {
+            try store.withLock { () throws(VaultError) in
+                store.removeStaleTemporaryFiles()
+                var users: [String] = []
+                for name in try store.names(withSuffix: "." + StoreFile.envelope.rawValue) {
+                    guard let data = try store.read(name) else { continue }
+                    users.append(try Envelope.decode(data, path: name).userId)
+                }
+                return users.sorted()
+            }
+        }
+    }
+
+    /// Whether an envelope is stored for `userId`.
+    public func hasStoredRefreshToken(userId: String) -> Bool {
+        (try? readEnvelope(userId: userId)) != nil
+    }
+
+    /// Deletes everything of `userId`: the envelope and the device-unlock secret. Nothing of the user
+    /// remains in the store directory.
+    public func clear(userId: String) throws(VaultError) {
+        try deviceSecrets.remove(for: userId)
+        try store.withLock { () throws(VaultError) in
+            // A temporary file left by a killed writer may hold this user's envelope.
+            store.removeStaleTemporaryFiles()
+            for kind in StoreFile.allCases { try store.remove(kind.name(userId: userId)) }
+        }
+        logger.debug("cleared a user's envelope and device secret")
+    }
+
+    /// Wrong passwords in a row this device has seen for `userId` since the last success (0 when none);
+    /// three mean the key is locked. The count lives on the server; this is what is known here.
+    public func consecutiveWrongPasswords(userId: String) -> Int {
+        guard let data = try? store.read(StoreFile.attempts.name(userId: userId)) else { return 0 }
+        return Int(String(decoding: data, as: UTF8.self)) ?? 0
+    }
+
+    // MARK: Device unlock
+
+    /// Turns device unlock on: after the key service accepts `password`, keeps its long secret and the
+    /// wrap key on this device so ``getStoredRefreshTokenViaDeviceUnlock(userId:)`` needs no password.
+    ///
+    /// With a session open, ``Auth/enableDeviceUnlock()`` does the same without a second Argon2id or
+    /// key-service call.
+    public func enableDeviceUnlock(userId: String, password: String) async throws(VaultError) {
+        let (_, envelope) = try await unlock(userId: userId, password: password)
+        try enableDeviceUnlock(envelope)
+    }
+
+    /// Turns device unlock off and forgets its secret.
+    public func disableDeviceUnlock(userId: String) throws(VaultError) {
+        try deviceSecrets.remove(for: userId)
+    }
+
+    /// Whether device unlock is on for `userId`.
+    public func hasDeviceUnlock(userId: String) -> Bool {
+        (try? deviceSecrets.load(for: userId)) != nil
+    }
+
+    /// Opens the user's refresh token with the device secret instead of the password.
+    /// - Throws: ``VaultError``; `isDeviceUnlockFailed` when it is off or refused, `isKeyLocked` when locked.
+    public func getStoredRefreshTokenViaDeviceUnlock(userId: String) async throws(VaultError) -> RefreshToken {
+        try await unlockViaDeviceUnlock(userId: userId).refreshToken
+    }
+}

@@ -1,0 +1,34 @@
+/// One configured vault: the THP-style entry point holding ``auth`` and ``userStorage``.
+public struct Vault: Sendable {
+    /// The configuration both parts were made with.
+    public let configuration: VaultConfiguration
+    /// Encrypted refresh tokens per user.
+    public let userStorage: UserStorage
+    /// Login, fresh access tokens, logout.
+    public let auth: Auth
+
+    /// Builds both parts over HTTP (URLSession by default).
+    /// - Throws: ``VaultError`` `.insecureURL` when the issuer or key service URL is neither https nor a
+    ///   loopback address.
+    public init(
+        configuration: VaultConfiguration,
+        transport: any HTTPTransport = URLSessionTransport()
+    ) throws(VaultError) {
+        try Auth.checkIssuer(configuration.issuer)
+        let keyService = try HTTPKeyService(
+            baseURL: configuration.keyServiceURL,
+            transport: transport,
+            timeout: configuration.requestTimeout
+        )
+        self.configuration = configuration
+        userStorage = UserStorage(
+            keyService: keyService,
+            directory: configuration.storeDirectory,
+            opsLimit: configuration.opsLimit,
+            memLimitBytes: configuration.memLimitBytes,
+            now: configuration.now,
+            logger: configuration.logger
+        )
+        auth = Auth(configuration: configuration, userStorage: userStorage, transport: transport)
+    }
+}

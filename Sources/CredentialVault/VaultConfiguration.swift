@@ -1,0 +1,78 @@
+public import Foundation
+public import Logging
+public import VaultCrypto
+
+/// Everything ``Auth`` and ``UserStorage`` need for one issuer and key service.
+public struct VaultConfiguration: Sendable {
+    /// The OpenID Connect issuer (in TIM deployments `{server}/auth/realms/{realm}`).
+    public var issuer: URL
+    /// The public client's id at the issuer.
+    public var clientId: String
+    /// Where the issuer sends the user back: a loopback URL (`http://127.0.0.1/callback`; the port is
+    /// chosen at login, RFC 8252) for command-line tools, or an app's own scheme (then pass the redirect
+    /// to ``Auth/handleRedirect(url:)``).
+    public var redirectURI: URL
+    /// The scopes asked for; `offline_access` is what makes the issuer hand out a refresh token.
+    public var scopes: [String]
+    /// The key service's v1 base (`{realmBase}/keyservice/v1`).
+    public var keyServiceURL: URL
+    /// Where envelopes live; nil for `$XDG_DATA_HOME/credential-vault`.
+    public var storeDirectory: URL?
+    /// An access token is refreshed when it has less than this left (seconds).
+    public var leeway: TimeInterval
+    /// Seconds to wait for any one HTTP answer.
+    public var requestTimeout: TimeInterval
+    /// Argon2id cost for new passwords.
+    public var opsLimit: UInt64
+    /// Argon2id memory for new passwords, in bytes.
+    public var memLimitBytes: UInt64
+    /// The clock; tests pass their own.
+    public var now: @Sendable () -> Date
+    /// Where the library says what it does: requests and decisions at debug, never a secret or a body.
+    public var logger: Logger
+
+    /// The scopes asked for by default: `openid offline_access`.
+    public static let defaultScopes = ["openid", "offline_access"]
+    /// The redirect URI by default: a loopback listener on 127.0.0.1 at a port chosen at login.
+    public static let defaultRedirectURI = URL(string: "http://127.0.0.1/callback")!
+    /// Seconds to wait for any one HTTP answer, by default.
+    public static let defaultRequestTimeout: TimeInterval = 15
+    /// Seconds before expiry an access token is refreshed, by default.
+    public static let defaultLeeway: TimeInterval = 60
+
+    /// A configuration; `scopes` default to `openid offline_access`, the leeway to 60 seconds, the logger to
+    /// swift-log's label `credential-vault`.
+    public init(
+        issuer: URL,
+        clientId: String,
+        redirectURI: URL = defaultRedirectURI,
+        scopes: [String] = defaultScopes,
+        keyServiceURL: URL,
+        storeDirectory: URL? = nil,
+        leeway: TimeInterval = defaultLeeway,
+        requestTimeout: TimeInterval = defaultRequestTimeout,
+        opsLimit: UInt64 = Argon2idParameters.defaultOpsLimit,
+        memLimitBytes: UInt64 = Argon2idParameters.defaultMemLimitBytes,
+        now: @escaping @Sendable () -> Date = { Date() },
+        logger: Logger = Logger(label: "credential-vault")
+    ) {
+        self.issuer = issuer
+        self.clientId = clientId
+        self.redirectURI = redirectURI
+        self.scopes = scopes
+        self.keyServiceURL = keyServiceURL
+        self.storeDirectory = storeDirectory
+        self.leeway = leeway
+        self.requestTimeout = requestTimeout
+        self.opsLimit = opsLimit
+        self.memLimitBytes = memLimitBytes
+        self.now = now
+        self.logger = logger
+    }
+
+    /// A TIM-style configuration: issuer `{server}/auth/realms/{realm}`, key service below it.
+    public init(server: URL, realm: String, clientId: String) {
+        let issuer = TIMLayout.issuer(server: server, realm: realm)
+        self.init(issuer: issuer, clientId: clientId, keyServiceURL: TIMLayout.keyServiceURL(issuer: issuer))
+    }
+}
