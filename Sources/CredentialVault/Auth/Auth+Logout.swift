@@ -5,8 +5,8 @@ extension Auth {
     /// Ends the session: revokes the refresh token at the issuer's revocation endpoint (RFC 7009, where
     /// the issuer offers one), forgets the tokens and zeroes the data key; `clearUser` also deletes the
     /// user's envelope and device secret.
-    /// - Throws: ``VaultError`` `.revocationFailed` when revocation failed (the network is down, the
-    ///   issuer refused); local data is cleared all the same.
+    /// - Throws: ``VaultError``: `.revocationFailed` when the issuer refused to revoke, `isNetworkError` when
+    ///   its revocation endpoint could not be reached; local data is cleared all the same.
     public func logout(clearUser: Bool = false) async throws(VaultError) {
         guard let ending = session else {
             if clearUser, let userId = try? await resolveUser(nil) { try await userStorage.clear(userId: userId) }
@@ -44,7 +44,7 @@ extension Auth {
         do {
             response = try await transport.send(request)
         } catch {
-            throw .revocationFailed("could not reach \(error.host): \(error.reason)", host: error.host)
+            throw .revocationUnreachable(error)
         }
         guard response.status == 200 else {
             throw .revocationFailed(

@@ -75,6 +75,17 @@ extension VaultError {
         )
     }
 
+    /// Revocation at logout got no answer; local data was cleared as asked. A network error.
+    static func revocationUnreachable(_ error: TransportError) -> VaultError {
+        let network = VaultError.network(error, service: "the issuer's revocation endpoint", origin: .issuer)
+        return VaultError(
+            network.kind,
+            "Logged out here, but the refresh token was not revoked: \(network.reason)",
+            origin: .issuer,
+            host: error.host
+        )
+    }
+
     /// The configuration is not usable for `why`.
     static func invalidConfiguration(_ why: String) -> VaultError {
         VaultError(.invalidConfiguration, "The configuration is not usable: \(why).", origin: .local)

@@ -22,6 +22,11 @@ package final class AdvisoryLock: Sendable {
         close(fd)
     }
 
+    /// Lets the next holder in now rather than when this value is released.
+    package func release() {
+        flock(fd, LOCK_UN)
+    }
+
     /// Waits until the lock on `path` (created 0600 when missing) is free, then holds it.
     /// - Parameters:
     ///   - timeout: how long to wait for another holder.

@@ -63,7 +63,7 @@ private struct DemoScript {
         say("store        \(store.path) (temporary)")
         let configuration = VaultConfiguration(
             issuer: server.issuer,
-            clientId: "vault",
+            clientId: Settings.defaultClientId,
             keyServiceURL: server.keyServiceURL,
             storeDirectory: store
         )

@@ -18,8 +18,7 @@ struct Register: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Flag(help: "Read the new password from standard input (one line, or two equal lines).")
-    var passwordStdin = false
+    @OptionGroup var passwords: PasswordOptions
 
     @Flag(help: "Ask the issuer for its sign-up page instead of its login page.")
     var signUp = false
@@ -43,9 +42,9 @@ struct Register: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let prompt = PasswordPrompt(fromStandardInput: passwordStdin)
+        let prompt = passwords.prompt
         // From standard input the password is read first: a missing line fails before any login happens.
-        let early = passwordStdin ? try Command.catching { try prompt.readNew() } : nil
+        let early = passwords.passwordStdin ? try Command.catching { try prompt.readNew() } : nil
         try await VaultContext.with(connection) { context in
             let follow = unattended || context.isEmbedded
             let presenter: @Sendable (URL) async -> Void =
@@ -76,9 +75,8 @@ struct Register: AsyncParsableCommand {
                 try await context.auth.storeRefreshToken(withNewPassword: password)
             }
             if rememberDevice {
-                try await Progress.run("Turning device unlock on...") {
-                    try await context.userStorage.enableDeviceUnlock(userId: userId, password: password)
-                }
+                // The session holds the new key's secrets: no second Argon2id, no key-service call.
+                try await context.auth.enableDeviceUnlock()
             }
             Terminal.output(
                 "Registered \(userId): the refresh token is sealed under your password in "

@@ -1,3 +1,4 @@
+import CredentialVault
 import Foundation
 import KeyServiceMock
 
@@ -14,7 +15,7 @@ import Darwin
 /// there, so the issuer URL, and with it every stored login, stays valid from run to run.
 struct EmbeddedKeyService {
     let server: KeyServiceMockServer
-    private let lockDescriptor: Int32
+    private let lock: AdvisoryLock
 
     /// Starts the server; waits (up to a minute) while another `vault` process uses it.
     static func start(clientId: String, environment: [String: String]) async throws -> EmbeddedKeyService {
@@ -55,10 +56,9 @@ struct EmbeddedKeyService {
             if remembered == nil, let port = server.baseURL.port {
                 try? Data("\(port)\n".utf8).write(to: portFile, options: .atomic)
             }
-            return EmbeddedKeyService(server: server, lockDescriptor: lock)
+            return EmbeddedKeyService(server: server, lock: lock)
         } catch {
-            flock(lock, LOCK_UN)
-            close(lock)
+            lock.release()
             throw error
         }
     }
@@ -79,8 +79,7 @@ struct EmbeddedKeyService {
     /// Stops the server and lets the next `vault` process have it.
     func stop() async {
         await server.stop()
-        flock(lockDescriptor, LOCK_UN)
-        close(lockDescriptor)
+        lock.release()
     }
 
     /// KeyServiceMock logs an error line each time it is stopped (Hummingbird reports the cancellation);
@@ -90,25 +89,16 @@ struct EmbeddedKeyService {
     }
 
     /// One process at a time runs the embedded server on its state directory: a second `vault` waits here.
-    private static func acquireLock(_ path: String) async throws -> Int32 {
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw CLIError.other("cannot open the lock file \(path) (errno \(errno))") }
-        var waited = false
-        let deadline = ContinuousClock.now + .seconds(60)
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            guard ContinuousClock.now < deadline else {
-                close(descriptor)
-                throw CLIError(
-                    status: .unavailable,
-                    description: "another vault command has used the embedded key service for a minute; try again"
-                )
-            }
-            if !waited {
+    private static func acquireLock(_ path: String) async throws -> AdvisoryLock {
+        do {
+            return try await AdvisoryLock.acquire(path: path, timeout: .seconds(60)) {
                 Terminal.note("vault: waiting for another vault command that uses the embedded key service")
-                waited = true
             }
-            try? await Task.sleep(for: .milliseconds(100))
+        } catch where error.kind == .lockTimeout {
+            throw CLIError(
+                status: .unavailable,
+                description: "another vault command has used the embedded key service for a minute; try again"
+            )
         }
-        return descriptor
     }
 }

@@ -40,77 +40,19 @@ enum ExitStatus: Int32, CaseIterable {
     }
 }
 
-/// A failure of the command-line layer, with the exit status it ends in.
-struct CLIError: Error, CustomStringConvertible {
-    let status: ExitStatus
-    let description: String
-
-    static func usage(_ message: String) -> CLIError { CLIError(status: .usage, description: message) }
-    static func configuration(_ message: String) -> CLIError { CLIError(status: .configuration, description: message) }
-    static func other(_ message: String) -> CLIError { CLIError(status: .failure, description: message) }
-
-    /// Turns any error into a message for people and an exit status.
-    ///
-    /// `userId` names the user in the message when known; `attempts` is the count of wrong passwords in a row
-    /// recorded so far (for "n more locks it").
-    static func from(_ error: any Error, userId: String? = nil, attempts: Int? = nil) -> CLIError {
-        if let error = error as? CLIError { return error }
-        guard let error = error as? VaultError else {
-            return CLIError(status: .failure, description: "\(error)")
-        }
-        let who = userId.map { " of \($0)" } ?? ""
-        if error.isKeyLocked {
-            return CLIError(
-                status: .keyLocked,
-                description: "the key\(who) is locked after three wrong passwords in a row; the stored login can no "
-                    + "longer be opened, not even with the right password. Run `vault register` to log in with "
-                    + "OpenID Connect again and set a new password."
-            )
-        }
-        if error.isWrongPassword {
-            var message = "wrong password\(userId.map { " for \($0)" } ?? ""). Run the command again to retry"
-            if let attempts, attempts < 3 {
-                let left = 3 - attempts
-                message += "; \(left) more wrong password\(left == 1 ? "" : "s") in a row lock\(left == 1 ? "s" : "") "
-                message += "the key for good"
-            } else {
-                message += "; three wrong passwords in a row lock the key for good"
-            }
-            return CLIError(status: .wrongPassword, description: message + ".")
-        }
-        switch error {
-        case .storage(.noStoredRefreshToken(let user)):
-            let name = user.isEmpty ? (userId ?? "") : user
-            let subject = name.isEmpty ? "no login is stored yet" : "no login is stored for \(name)"
-            return CLIError(
-                status: .notRegistered,
-                description: "\(subject). Run `vault register` to log in with OpenID Connect and set a password."
-            )
-        case .auth(.refreshTokenExpired):
-            return CLIError(
-                status: .loginExpired,
-                description: "the issuer no longer accepts the stored login\(who) (the refresh token expired or was "
-                    + "revoked). Run `vault register` to log in again."
-            )
-        case .auth(.networkError),
-            .storage(.encryptedStorageFailed(.keyServiceFailed(.badInternet))),
-            .storage(.encryptedStorageFailed(.keyServiceFailed(.potentiallyNoInternet))):
-            return CLIError(status: .unavailable, description: lowercasedFirst(error.description))
-        case .auth(.invalidConfiguration), .auth(.failedToDiscoverConfiguration),
-            .storage(.encryptedStorageFailed(.keyServiceFailed(.insecureURL))):
-            return CLIError(status: .configuration, description: lowercasedFirst(error.description))
-        case .storage(.deviceUnlockFailed):
-            return CLIError(status: .deviceUnlockRefused, description: lowercasedFirst(error.description))
-        default:
-            return CLIError(status: .failure, description: lowercasedFirst(error.description))
-        }
-    }
-
-    private static func lowercasedFirst(_ text: String) -> String {
-        guard let first = text.first, first.isUppercase, text.dropFirst().first?.isLowercase == true else {
-            return text
-        }
-        return first.lowercased() + text.dropFirst()
+extension ExitStatus {
+    /// The status of a library error, computed from its questions only: a kind the library adds later
+    /// still lands on the right status when it answers a question, and on `failure` otherwise.
+    init(_ error: VaultError) {
+        self =
+            if error.isKeyLocked { .keyLocked }
+            else if error.isWrongPassword { .wrongPassword }
+            else if error.isNotRegistered { .notRegistered }
+            else if error.isLoginExpired { .loginExpired }
+            else if error.isDeviceUnlockFailed { .deviceUnlockRefused }
+            else if error.isNetworkError { .unavailable }
+            else if error.isConfigurationError { .configuration }
+            else { .failure }
     }
 }
 

@@ -59,35 +59,9 @@ enum Format {
 
     /// Compact JSON with sorted keys; whole numbers without a fraction.
     static func json(_ value: JSONValue) -> String {
-        switch value {
-        case .string(let text): quoted(text)
-        case .number(let number):
-            if number.rounded() == number, abs(number) < 9.007_199_254_740_992e15 {
-                String(Int64(number))
-            } else {
-                "\(number)"
-            }
-        case .bool(let flag): flag ? "true" : "false"
-        case .null: "null"
-        case .array(let items): "[" + items.map(json).joined(separator: ",") + "]"
-        case .object(let members):
-            "{" + members.keys.sorted().map { quoted($0) + ":" + json(members[$0]!) }.joined(separator: ",") + "}"
-        }
-    }
-
-    private static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20: result += String(format: "\\u%04x", scalar.value)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // A JSONValue holds only finite numbers, strings, Booleans, nulls, arrays and objects: encoding cannot fail.
+        return String(decoding: try! encoder.encode(value), as: UTF8.self)
     }
 }

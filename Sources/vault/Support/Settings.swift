@@ -1,77 +1,11 @@
-import ArgumentParser
+import CredentialVault
 import Foundation
-
-/// The options every command that talks to the issuer or the store takes.
-struct ConnectionOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The OpenID Connect issuer URL (env VAULT_ISSUER).", valueName: "url"))
-    var issuer: String?
-
-    @Option(
-        help: ArgumentHelp("The public client id at the issuer (env VAULT_CLIENT_ID; default vault).", valueName: "id")
-    )
-    var clientId: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "The key service's v1 base URL (env VAULT_KEY_SERVICE; default ISSUER/keyservice/v1).",
-            valueName: "url"
-        )
-    )
-    var keyService: String?
-
-    @Option(
-        help: ArgumentHelp("The directory of the encrypted logins (env VAULT_STORE).", valueName: "dir"),
-        completion: .directory
-    )
-    var store: String?
-
-    @Option(
-        name: [.short, .long],
-        help: ArgumentHelp("The user (env VAULT_USER; default: the only stored user).", valueName: "user")
-    )
-    var user: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "The configuration file (env VAULT_CONFIG; default $XDG_CONFIG_HOME/credential-vault/config.json).",
-            valueName: "file"
-        ),
-        completion: .file(extensions: ["json"])
-    )
-    var config: String?
-}
-
-/// Where an effective setting came from.
-enum SettingSource: CustomStringConvertible {
-    case flag(String)
-    case environment(String)
-    case file(String)
-    case derived(String)
-    case builtIn
-    case embedded
-    case unset
-
-    var description: String {
-        switch self {
-        case .flag(let name): "flag --\(name)"
-        case .environment(let name): "environment \(name)"
-        case .file(let path): "config file \(path)"
-        case .derived(let from): "derived from \(from)"
-        case .builtIn: "default"
-        case .embedded: "embedded default"
-        case .unset: "not set"
-        }
-    }
-}
-
-/// One effective setting and its source.
-struct Setting {
-    let value: String?
-    let source: SettingSource
-}
 
 /// The effective configuration: flags, then environment variables, then the config file, then defaults.
 struct Settings {
+    /// The client id `vault` uses when none is configured: the one the embedded KeyServiceMock knows.
+    static let defaultClientId = "vault"
+
     /// One configurable value: its flag, environment variable and config-file key.
     struct Key {
         let name: String
@@ -179,11 +113,12 @@ struct Settings {
 
         issuer = resolve(Self.issuerKey, flag: options.issuer)
         let clientId = resolve(Self.clientIdKey, flag: options.clientId)
-        self.clientId = clientId.value == nil ? Setting(value: "vault", source: .builtIn) : clientId
+        self.clientId = clientId.value == nil ? Setting(value: Self.defaultClientId, source: .builtIn) : clientId
         let keyService = resolve(Self.keyServiceKey, flag: options.keyService)
         if keyService.value == nil, let issuer = issuer.value {
             let trimmed = issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
-            self.keyService = Setting(value: trimmed + "/keyservice/v1", source: .derived("the issuer"))
+            let derived = URL(string: trimmed).map { TIMLayout.keyServiceURL(issuer: $0).absoluteString }
+            self.keyService = Setting(value: derived ?? trimmed, source: .derived("the issuer"))
         } else {
             self.keyService = keyService
         }
@@ -198,11 +133,17 @@ struct Settings {
         }
         user = resolve(Self.userKey, flag: options.user)
         let scopes = resolve(Self.scopesKey, flag: nil)
-        self.scopes = scopes.value == nil ? Setting(value: "openid offline_access", source: .builtIn) : scopes
+        self.scopes =
+            scopes.value == nil
+            ? Setting(value: VaultConfiguration.defaultScopes.joined(separator: " "), source: .builtIn) : scopes
         let redirect = resolve(Self.redirectURIKey, flag: nil)
-        redirectURI = redirect.value == nil ? Setting(value: "http://127.0.0.1/callback", source: .builtIn) : redirect
+        redirectURI =
+            redirect.value == nil
+            ? Setting(value: VaultConfiguration.defaultRedirectURI.absoluteString, source: .builtIn) : redirect
         let timeout = resolve(Self.timeoutKey, flag: nil)
-        self.timeout = timeout.value == nil ? Setting(value: "15", source: .builtIn) : timeout
+        self.timeout =
+            timeout.value == nil
+            ? Setting(value: "\(Int(VaultConfiguration.defaultRequestTimeout))", source: .builtIn) : timeout
     }
 
     /// The rows `vault config` prints, in a fixed order.
@@ -249,45 +190,5 @@ struct Settings {
             }
         }
         return values
-    }
-}
-
-extension SettingSource: Equatable {}
-
-/// The XDG locations `vault` uses.
-enum Paths {
-    static func configFile(environment: [String: String]) -> URL {
-        base(environment["XDG_CONFIG_HOME"], fallback: ".config").appending(path: "credential-vault/config.json")
-    }
-
-    /// The library's default store: `$XDG_DATA_HOME/credential-vault`.
-    static func defaultStore(environment: [String: String]) -> URL {
-        base(environment["XDG_DATA_HOME"], fallback: ".local/share").appending(path: "credential-vault")
-    }
-
-    /// Everything of the embedded default: `$XDG_STATE_HOME/credential-vault`.
-    static func embeddedRoot(environment: [String: String]) -> URL {
-        base(environment["XDG_STATE_HOME"], fallback: ".local/state").appending(path: "credential-vault")
-    }
-
-    /// The embedded KeyServiceMock's state (SQLite, pepper, remembered port).
-    static func embeddedKeyServiceState(environment: [String: String]) -> URL {
-        embeddedRoot(environment: environment).appending(path: "keyservice-mock")
-    }
-
-    /// Envelopes sealed against the embedded key service, kept apart from those of a real issuer.
-    static func embeddedStore(environment: [String: String]) -> URL {
-        embeddedRoot(environment: environment).appending(path: "store")
-    }
-
-    /// `~/x` as `$HOME/x`, for paths written in the config file.
-    static func expandingTilde(_ path: String) -> String {
-        guard path == "~" || path.hasPrefix("~/") else { return path }
-        return FileManager.default.homeDirectoryForCurrentUser.path + path.dropFirst()
-    }
-
-    private static func base(_ value: String?, fallback: String) -> URL {
-        if let value, value.hasPrefix("/") { return URL(fileURLWithPath: value, isDirectory: true) }
-        return FileManager.default.homeDirectoryForCurrentUser.appending(path: fallback)
     }
 }

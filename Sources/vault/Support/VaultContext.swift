@@ -2,7 +2,6 @@ import ArgumentParser
 import CredentialVault
 import Foundation
 import KeyServiceMock
-import VaultCrypto
 
 /// What one command run works with: the effective settings, the vault, and the embedded key service when
 /// no issuer is configured. Built by ``with(_:_:)``, which also turns every failure into a message and an
@@ -44,10 +43,10 @@ final class VaultContext {
             if settings.isEmbedded && offline {
                 embedded = nil
                 issuer = EmbeddedKeyService.rememberedIssuer(environment: environment)
-                keyService = issuer.appending(path: "keyservice/v1")
+                keyService = TIMLayout.keyServiceURL(issuer: issuer)
             } else if settings.isEmbedded {
                 let started = try await EmbeddedKeyService.start(
-                    clientId: settings.clientId.value ?? "vault",
+                    clientId: settings.clientId.value ?? Settings.defaultClientId,
                     environment: environment
                 )
                 embedded = started
@@ -95,15 +94,15 @@ final class VaultContext {
             name: "redirect URI",
             source: settings.redirectURI.source
         )
-        guard let timeout = settings.timeout.value.flatMap(TimeInterval.init), timeout > 0, timeout <= 600 else {
+        guard let timeout = settings.timeout.value.flatMap(TimeInterval.init), (1...600).contains(timeout) else {
             throw CLIError.configuration("the timeout (\(settings.timeout.source)) must be 1 to 600 seconds")
         }
         let scopes = (settings.scopes.value ?? "").split(separator: " ").map(String.init)
         return VaultConfiguration(
             issuer: issuer,
-            clientId: settings.clientId.value ?? "vault",
+            clientId: settings.clientId.value ?? Settings.defaultClientId,
             redirectURI: redirect,
-            scopes: scopes.isEmpty ? ["openid", "offline_access"] : scopes,
+            scopes: scopes.isEmpty ? VaultConfiguration.defaultScopes : scopes,
             keyServiceURL: keyService,
             storeDirectory: settings.store.value.map {
                 URL(fileURLWithPath: Paths.expandingTilde($0), isDirectory: true)
@@ -121,7 +120,7 @@ final class VaultContext {
         return url
     }
 
-    fileprivate func stop() async {
+    func stop() async {
         await embedded?.stop()
     }
 
@@ -154,7 +153,7 @@ final class VaultContext {
     func resolveRegisteredUser() async throws -> String {
         let user = try await resolveUser()
         guard await userStorage.hasStoredRefreshToken(userId: user) else {
-            throw VaultError.storage(.noStoredRefreshToken(userId: user))
+            throw VaultError(.notRegistered, reason: "No login is stored for \(user).")
         }
         return user
     }
@@ -187,56 +186,5 @@ final class VaultContext {
             )
         }
         return (token, false)
-    }
-}
-
-/// Running a command body with `vault`'s error handling.
-enum Command {
-    /// Runs `body`; prints any failure as `vault: message` on standard error and exits with its status.
-    static func run(_ body: () async throws -> Void) async throws {
-        do {
-            try await body()
-        } catch let error as ExitCode {
-            throw error
-        } catch {
-            throw fail(CLIError.from(error))
-        }
-    }
-
-    /// Runs `body`; a failure is printed and becomes its exit status, as in ``run(_:)``.
-    static func catching<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as ExitCode {
-            throw error
-        } catch {
-            throw fail(CLIError.from(error))
-        }
-    }
-
-    static func fail(_ error: CLIError) -> ExitCode {
-        Terminal.note("vault: \(error.description)")
-        return ExitCode(error.status)
-    }
-
-    fileprivate static func guarded(
-        _ make: () async throws -> VaultContext?,
-        body: (VaultContext) async throws -> Void
-    ) async throws {
-        var context: VaultContext?
-        do {
-            context = try await make()
-            if let context { try await body(context) }
-            await context?.stop()
-        } catch let error as ExitCode {
-            await context?.stop()
-            throw error
-        } catch {
-            await context?.stop()
-            let user = context?.userId
-            var attempts: Int?
-            if let user, let context { attempts = await context.userStorage.consecutiveWrongPasswords(userId: user) }
-            throw fail(CLIError.from(error, userId: user, attempts: attempts))
-        }
     }
 }

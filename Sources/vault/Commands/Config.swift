@@ -1,0 +1,64 @@
+import ArgumentParser
+import CredentialVault
+import Foundation
+
+/// `vault config`: each effective setting and where it came from.
+struct Config: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show each effective setting and its source (flag, environment, config file, default).",
+        discussion: """
+            Precedence: flags, then environment variables, then the config file \
+            ($XDG_CONFIG_HOME/credential-vault/config.json, or --config / VAULT_CONFIG), then defaults.
+            Config file keys: \(Settings.allKeys.map(\.fileKey).joined(separator: ", ")).
+            """
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Flag(help: "Print one JSON object: {name: {\"value\", \"source\"}}.")
+    var json = false
+
+    func run() async throws {
+        try await Command.run {
+            let settings = try Settings(options: connection)
+            var rows = settings.rows
+            if settings.isEmbedded {
+                let environment = ProcessInfo.processInfo.environment
+                let remembered =
+                    EmbeddedKeyService.rememberedPort(environment: environment) != nil
+                    ? EmbeddedKeyService.rememberedIssuer(environment: environment) : nil
+                let issuer = remembered?.absoluteString ?? "http://127.0.0.1:<chosen on first use>/auth/realms/demo"
+                let keyService =
+                    remembered.map { TIMLayout.keyServiceURL(issuer: $0).absoluteString }
+                    ?? "\(issuer)/keyservice/v1"
+                rows[0] = ("issuer", Setting(value: issuer, source: .embedded))
+                rows[1] = ("key-service", Setting(value: keyService, source: .embedded))
+            }
+            if json {
+                var object: [String: JSONValue] = [:]
+                for row in rows {
+                    object[row.name] = .object([
+                        "value": row.setting.value.map(JSONValue.string) ?? .null,
+                        "source": .string(row.setting.source.description),
+                    ])
+                }
+                Terminal.output(Format.json(.object(object)))
+                return
+            }
+            let width = rows.map(\.name.count).max() ?? 0
+            for row in rows {
+                let value = row.setting.value ?? "-"
+                Terminal.output(
+                    row.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value + "  ("
+                        + row.setting.source.description + ")"
+                )
+            }
+            if settings.isEmbedded {
+                Terminal.output(
+                    "No issuer or key service is configured: vault runs its embedded KeyServiceMock, with its "
+                        + "state under \(Paths.embeddedRoot(environment: ProcessInfo.processInfo.environment).path)."
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import ArgumentParser
+
+/// The options every command that talks to the issuer or the store takes.
+struct ConnectionOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The OpenID Connect issuer URL (env VAULT_ISSUER).", valueName: "url"))
+    var issuer: String?
+
+    @Option(
+        help: ArgumentHelp("The public client id at the issuer (env VAULT_CLIENT_ID; default vault).", valueName: "id")
+    )
+    var clientId: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The key service's v1 base URL (env VAULT_KEY_SERVICE; default ISSUER/keyservice/v1).",
+            valueName: "url"
+        )
+    )
+    var keyService: String?
+
+    @Option(
+        help: ArgumentHelp("The directory of the encrypted logins (env VAULT_STORE).", valueName: "dir"),
+        completion: .directory
+    )
+    var store: String?
+
+    @Option(
+        name: [.short, .long],
+        help: ArgumentHelp("The user (env VAULT_USER; default: the only stored user).", valueName: "user")
+    )
+    var user: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The configuration file (env VAULT_CONFIG; default $XDG_CONFIG_HOME/credential-vault/config.json).",
+            valueName: "file"
+        ),
+        completion: .file(extensions: ["json"])
+    )
+    var config: String?
+}
