@@ -25,10 +25,24 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# Swift Testing runs serially so the timing-sensitive checks (the Argon2id heartbeat) see no other test's load.
-test: deps interop-deps
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --no-parallel
+# Every Swift test, in parallel (the suites that must run alone say why with `.serialized`). No test asserts on
+# elapsed time: speed lives in the benchmarks. The interop suite needs a venv from PyPI; where PyPI cannot be
+# reached, every other test still runs and the interop suite is reported as skipped, naming the reason. CI
+# (CI=true) never skips it: there a failed venv build fails the run.
+test: deps
+	@if $(MAKE) --no-print-directory interop-deps; then \
+		skip=""; \
+	elif [ -n "$$CI" ]; then \
+		echo "make test: the interop suite's venv could not be built from PyPI; CI does not skip it"; exit 1; \
+	else \
+		skip="the django-oauth-toolkit venv could not be built from PyPI (run make interop-deps to see why)"; \
+		echo "make test: SKIPPING the interop suite: $$skip"; \
+	fi; \
+	$(SWIFT) build --build-tests && \
+	CREDENTIAL_VAULT_SKIP_INTEROP="$$skip" $(SWIFT) test --skip-build; \
+	status=$$?; \
+	if [ -n "$$skip" ]; then echo "make test: the interop suite was SKIPPED: $$skip"; fi; \
+	exit $$status
 
 demo: deps
 	$(SWIFT) run vault demo

@@ -109,7 +109,7 @@ public enum Argon2id {
                 continuation.resume(returning: result)
             }
             thread.name = "credential-vault.argon2id"
-            thread.start()
+            thread.main()
         }
         return try result.get()
     }

@@ -32,14 +32,17 @@ public final class SecureBytes: @unchecked Sendable {
         let buffer = unsafe UnsafeMutableRawBufferPointer(rebasing: raw[0..<count])
         // mlock keeps the page out of swap; RLIMIT_MEMLOCK may refuse, and zeroing still holds then:
         // a refusal is an answer, not an error.
-        locked = unsafe sodium_mlock(raw.baseAddress!, raw.count) == 0
-        unsafe storage = buffer
+        let locked = unsafe sodium_mlock(raw.baseAddress!, raw.count) == 0
+        // Filled before it is stored: a throw after every stored property is set would run deinit as well,
+        // and release the buffer twice.
         do {
             try unsafe initialize(buffer)
         } catch {
             unsafe Self.release(buffer, locked: locked)
             throw error
         }
+        self.locked = locked
+        unsafe storage = buffer
     }
 
     /// Copies `bytes` into a new secure buffer. The source is not zeroed: prefer building

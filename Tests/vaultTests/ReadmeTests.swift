@@ -1,0 +1,104 @@
+import Foundation
+import KeyServiceMock
+import Testing
+
+/// The README is the front door: its library example must compile and run exactly as a reader copies it.
+@Suite("README: the library example compiles and runs as written")
+struct ReadmeTests {
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The ```swift blocks of a Markdown text, in order.
+    static func swiftBlocks(_ markdown: String) -> [String] {
+        var blocks: [String] = []
+        var current: [Substring]?
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+            if current == nil, line == "```swift" {
+                current = []
+            } else if current != nil, line == "```" {
+                blocks.append(current!.joined(separator: "\n") + "\n")
+                current = nil
+            } else {
+                current?.append(line)
+            }
+        }
+        return blocks
+    }
+
+    @Test("the README's Swift block builds in a package that depends on this one, and runs against KeyServiceMock",
+        .timeLimit(.minutes(20)))
+    func libraryExample() async throws {
+        let readme = try String(contentsOf: Self.packageRoot.appending(path: "README.md"), encoding: .utf8)
+        let blocks = Self.swiftBlocks(readme)
+        try #require(blocks.count == 1, "the README has one Swift program; found \(blocks.count) blocks")
+
+        // A package as a reader would make it, kept under .build-readme/ so a second run builds incrementally.
+        let work = Self.packageRoot.appending(path: ".build-readme")
+        let package = work.appending(path: "package")
+        let sources = package.appending(path: "Sources/readme-example")
+        try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
+        let manifest = """
+            // swift-tools-version:6.1
+            import PackageDescription
+
+            let package = Package(
+                name: "readme-example",
+                platforms: [.macOS(.v15)],
+                dependencies: [.package(path: "\(Self.packageRoot.path)")],
+                targets: [
+                    .executableTarget(
+                        name: "readme-example",
+                        dependencies: [.product(name: "CredentialVault", package: "\(Self.packageRoot.lastPathComponent)")]
+                    )
+                ]
+            )
+
+            """
+        try Self.writeIfChanged(manifest, to: package.appending(path: "Package.swift"))
+        try Self.writeIfChanged(blocks[0], to: sources.appending(path: "main.swift"))
+
+        let environment = ProcessInfo.processInfo.environment
+        let build = try await CLISandbox.run(
+            executable: URL(fileURLWithPath: "/usr/bin/env"),
+            arguments: [
+                "swift", "build", "--package-path", package.path, "--scratch-path", work.appending(path: "scratch").path,
+            ],
+            stdin: "",
+            environment: environment,
+            in: work
+        )
+        try #require(build.status == 0, "the README example does not build:\n\(build.stdout)\n\(build.stderr)")
+
+        let home = FileManager.default.temporaryDirectory.appending(path: "readme-example-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: home) }
+        try await KeyServiceMockServer.withServer { server in
+            var exampleEnvironment = environment
+            exampleEnvironment["ISSUER"] = server.issuer.absoluteString
+            exampleEnvironment["TMPDIR"] = home.path
+            let run = try await CLISandbox.run(
+                executable: work.appending(path: "scratch/debug/readme-example"),
+                arguments: [],
+                stdin: "",
+                environment: exampleEnvironment,
+                in: home
+            )
+            #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+            #expect(run.stdout.contains("registered demo-user"), "\(run.stdout)")
+            #expect(run.stdout.contains("demo-user"), "the password login printed the user")
+            #expect(run.stdout.contains("fresh token for demo-user"), "\(run.stdout)")
+            #expect(!run.stdout.contains("login failed"), "\(run.stdout)")
+        }
+    }
+
+    @Test("the block extractor finds fenced Swift blocks and nothing else")
+    func extractor() {
+        let text = "intro\n```swift\nlet a = 1\n```\n```sh\nls\n```\n```swift\nprint(a)\n```\n"
+        #expect(Self.swiftBlocks(text) == ["let a = 1\n", "print(a)\n"])
+    }
+
+    private static func writeIfChanged(_ text: String, to url: URL) throws {
+        if (try? String(contentsOf: url, encoding: .utf8)) == text { return }
+        try Data(text.utf8).write(to: url)
+    }
+}
