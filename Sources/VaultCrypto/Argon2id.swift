@@ -109,14 +109,15 @@ public enum Argon2id {
                 continuation.resume(returning: result)
             }
             thread.name = "credential-vault.argon2id"
-            thread.main()
+            thread.start()
         }
         return try result.get()
     }
 
     /// How many derivations may run at once: one fewer than there are cores (at least one), so a core always
     /// stays free for everything else and many concurrent logins queue here instead of starving request handling.
-    /// Measured on 2 cores: 8 concurrent 64 MiB derivations all at once stalled other tasks for up to 100 ms.
+    /// Measured on 2 cores: 8 concurrent 64 MiB derivations all at once stalled other tasks for up to 100 ms
+    /// (Benchmarks/heartbeat prints the figure with this limit in place).
     package static let maximumConcurrentDerivations = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
 
     /// The places for running derivations; a derivation's own thread waits here, never a task of the pool.

@@ -1,4 +1,5 @@
 import Foundation
+import VaultCrypto
 
 enum Vectors {
     /// Loads a vector file that the test target carries as a resource.
@@ -20,5 +21,5 @@ extension Data {
         self.init(bytes)
     }
 
-    var hex: String { map { String(format: "%02x", $0) }.joined() }
+    var hex: String { Hex.encode(self) }
 }

@@ -1,0 +1,23 @@
+// swift-tools-version:6.1
+
+import Foundation
+import PackageDescription
+
+// How long other tasks stall while Argon2id derivations run (`make bench-heartbeat`). Its own package, so
+// `swift build` and `swift test` of the root package never build it. A path dependency's identity is its
+// folder's name, which differs between checkouts: read it rather than spell it.
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+let rootIdentity = root.lastPathComponent.lowercased()
+
+let package = Package(
+    name: "heartbeat-benchmark",
+    platforms: [.macOS(.v15)],
+    dependencies: [.package(path: "../..")],
+    targets: [
+        .executableTarget(
+            name: "heartbeat-benchmark",
+            dependencies: [.product(name: "VaultCrypto", package: rootIdentity)]
+        )
+    ]
+)
