@@ -44,6 +44,7 @@ let package = Package(
                 "CredentialVault",
                 "KeyServiceMock",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -56,6 +57,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             path: "KeyServiceMock/Sources/KeyServiceMock",
             swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]

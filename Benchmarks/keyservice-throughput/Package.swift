@@ -6,7 +6,7 @@ import PackageDescription
 // keyservice-mock's /key against, on the same machine, with the same load generator.
 let package = Package(
     name: "keyservice-throughput",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),

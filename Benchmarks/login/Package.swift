@@ -12,7 +12,7 @@ let rootIdentity = root.lastPathComponent.lowercased()
 
 let package = Package(
     name: "login-benchmark",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     dependencies: [.package(path: "../..")],
     targets: [
         .executableTarget(

@@ -1,21 +1,31 @@
 /// An error from VaultCrypto. It never carries secret material.
 public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// What went wrong, for matching.
-    public enum Code: String, Hashable, Sendable {
+    /// What went wrong, for matching (`error.code == .authenticationFailed`). A struct of static values, not
+    /// an enum, so new codes never break a caller's `switch`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+
+        private init(_ name: String) {
+            self.name = name
+        }
+
         /// A sealed box failed authentication: wrong key, or nonce, ciphertext, tag or associated data changed.
-        case authenticationFailed
+        public static let authenticationFailed = Self("authenticationFailed")
         /// Argon2id parameters outside what this module accepts (see `reason`).
-        case invalidParameters
+        public static let invalidParameters = Self("invalidParameters")
         /// Argon2id parameters under the OWASP minimum.
-        case parametersBelowFloor
+        public static let parametersBelowFloor = Self("parametersBelowFloor")
         /// The key derivation itself failed (usually: not enough memory for memlimit).
-        case keyDerivationFailed
+        public static let keyDerivationFailed = Self("keyDerivationFailed")
         /// A key or nonce of the wrong length.
-        case invalidLength
+        public static let invalidLength = Self("invalidLength")
         /// Text that is not strict base64 or base64url.
-        case invalidEncoding
+        public static let invalidEncoding = Self("invalidEncoding")
         /// A signature that does not verify.
-        case invalidSignature
+        public static let invalidSignature = Self("invalidSignature")
+
+        /// The code's name, such as `authenticationFailed`.
+        public var description: String { name }
     }
 
     /// What went wrong.
@@ -28,7 +38,7 @@ public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible {
         self.reason = reason
     }
 
-    public var description: String { "\(code.rawValue): \(reason)" }
+    public var description: String { "\(code): \(reason)" }
 
     public static func == (lhs: CryptoError, rhs: CryptoError) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }

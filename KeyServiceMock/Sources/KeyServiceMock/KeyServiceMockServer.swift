@@ -1,51 +1,49 @@
-import Foundation
+public import Foundation
 import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
+import UnixSignals
 
 /// A key service (TIM KeyService v1) and an OpenID Connect provider on one HTTP listener.
 ///
 /// ```swift
-/// let server = try await KeyServiceMockServer.start()
-/// let keyService = server.keyServiceURL   // http://127.0.0.1:PORT/auth/realms/demo/keyservice/v1
-/// // ... talk to it over HTTP ...
-/// await server.stop()
+/// try await KeyServiceMockServer.withServer { server in
+///     let keyService = server.keyServiceURL   // http://127.0.0.1:PORT/auth/realms/demo/keyservice/v1
+///     // ... talk to it over HTTP ...
+/// }
 /// ```
 ///
-/// Start it in-process on port 0 in a test, or run the `keyservice-mock` executable.
+/// Start it in-process on port 0 in a test (``withServer(_:isolation:_:)`` stops it when the scope
+/// ends; ``start(_:)`` and ``stop()`` when a scope does not fit), or run the `keyservice-mock` executable.
 public final class KeyServiceMockServer: Sendable {
     /// `http://HOST:PORT`, with the port actually bound.
     public let baseURL: URL
+    /// `{baseURL}/auth/realms/{realm}`: the OpenID Connect issuer.
+    public let issuer: URL
     /// The faults a test can switch on.
     public let faults: FaultInjection
-    private let realm: String
     private let state: StateStore
     private let task: Task<Void, any Error>
-    /// The group whose graceful shutdown ``stop()`` triggers; `nil` when the process's signals do that.
-    private let serviceGroup: ServiceGroup?
-
-    /// `{baseURL}/auth/realms/{realm}`: the OpenID Connect issuer.
-    public var issuer: URL {
-        baseURL.appendingPathComponent("auth/realms/\(realm)")
-    }
+    /// Runs the application; ``stop()`` and, when configured, SIGINT and SIGTERM shut it down gracefully.
+    private let serviceGroup: ServiceGroup
 
     /// `{issuer}/keyservice/v1`: `createkey` and `key` are below it.
     public var keyServiceURL: URL {
-        issuer.appendingPathComponent("keyservice/v1")
+        issuer.appendingPathComponent(Layout.keyService)
     }
 
     private init(
         baseURL: URL,
+        issuer: URL,
         faults: FaultInjection,
-        realm: String,
         state: StateStore,
         task: Task<Void, any Error>,
-        serviceGroup: ServiceGroup?
+        serviceGroup: ServiceGroup
     ) {
         self.baseURL = baseURL
+        self.issuer = issuer
         self.faults = faults
-        self.realm = realm
         self.state = state
         self.task = task
         self.serviceGroup = serviceGroup
@@ -53,6 +51,7 @@ public final class KeyServiceMockServer: Sendable {
 
     /// Opens the state, binds the listener and returns once requests are being served.
     ///
+    /// Call ``stop()`` when done, or use ``withServer(_:isolation:_:)``, which does.
     /// - Throws: ``KeyServiceMockError`` when the configuration is unusable, the state directory is
     ///   damaged or in use by another server, or the address cannot be bound.
     public static func start(
@@ -80,6 +79,7 @@ public final class KeyServiceMockServer: Sendable {
         _ configuration: KeyServiceMockConfiguration,
         state: StateStore
     ) async throws -> KeyServiceMockServer {
+        let layout = Layout(realm: configuration.realm)
         let address = ServerAddress()
         let provider = IdentityProvider(
             configuration: configuration,
@@ -90,21 +90,16 @@ public final class KeyServiceMockServer: Sendable {
         let keyStore = KeyStore(state: state, now: configuration.now)
         let faults = FaultInjection()
 
-        let issuerPath = "/auth/realms/\(configuration.realm)"
         let router = Router(context: MockRequestContext.self)
-        router.add(
-            middleware: FaultMiddleware(
-                faults: faults,
-                keyServicePath: "\(issuerPath)/keyservice/v1/",
-                tokenPath: "\(issuerPath)/protocol/openid-connect/token"
-            )
-        )
-        KeyServiceRoutes(store: keyStore).add(to: router, under: "\(issuerPath)/keyservice/v1")
-        OpenIDRoutes(provider: provider).add(to: router, under: issuerPath)
+        // Outermost first: every request is logged, then meets its fault, and only what passes the
+        // faults reaches a route, whose unexpected errors become the JSON 500.
+        router.add(middleware: RequestLogMiddleware())
+        router.add(middleware: FaultMiddleware(faults: faults, layout: layout))
+        router.add(middleware: ServerErrorMiddleware())
+        KeyServiceRoutes(store: keyStore).add(to: router, layout: layout)
+        OpenIDRoutes(provider: provider).add(to: router, layout: layout)
 
-        var logger = Logger(label: "keyservice-mock")
-        logger.logLevel =
-            ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .warning
+        let logger = configuration.logger
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let application = Application(
             router: router,
@@ -115,18 +110,18 @@ public final class KeyServiceMockServer: Sendable {
             },
             logger: logger
         )
-        // With signals, Hummingbird's own group traps SIGINT and SIGTERM; without, our group lets stop()
-        // shut down gracefully: idle keep-alive connections close and requests in flight finish.
-        let serviceGroup =
-            configuration.stopsOnTerminationSignals
-            ? nil : ServiceGroup(configuration: .init(services: [application], logger: logger))
+        // stop() shuts the group down gracefully (idle keep-alive connections close, requests in
+        // flight finish) rather than cancelling it, which Hummingbird would log as errors.
+        let serviceGroup = ServiceGroup(
+            configuration: .init(
+                services: [application],
+                gracefulShutdownSignals: configuration.stopsOnTerminationSignals ? [.sigterm, .sigint] : [],
+                logger: logger
+            )
+        )
         let task = Task {
             defer { portContinuation.finish() }
-            if let serviceGroup {
-                try await serviceGroup.run()
-            } else {
-                try await application.runService()
-            }
+            try await serviceGroup.run()
         }
         var boundPort: Int?
         for await port in ports {
@@ -141,28 +136,28 @@ public final class KeyServiceMockServer: Sendable {
             throw KeyServiceMockError("the server stopped before it listened")
         }
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        guard let baseURL = URL(string: "http://\(host):\(boundPort)") else {
-            task.cancel()
+        guard let baseURL = URL(string: "http://\(host):\(boundPort)"),
+            let issuer = URL(string: baseURL.absoluteString + layout.issuerPath)
+        else {
+            await serviceGroup.triggerGracefulShutdown()
+            _ = try? await task.value
             throw KeyServiceMockError("the host \(configuration.host) does not make a URL")
         }
-        let server = KeyServiceMockServer(
+        address.issuer = issuer.absoluteString
+        return KeyServiceMockServer(
             baseURL: baseURL,
+            issuer: issuer,
             faults: faults,
-            realm: configuration.realm,
             state: state,
             task: task,
             serviceGroup: serviceGroup
         )
-        address.issuer = server.issuer.absoluteString
-        return server
     }
 
     private static func validate(_ configuration: KeyServiceMockConfiguration) throws {
-        let realmCharacters = CharacterSet(
-            charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-        )
+        // Unreserved characters only, so the realm goes into the issuer's path as it is.
         guard !configuration.realm.isEmpty,
-            configuration.realm.unicodeScalars.allSatisfy(realmCharacters.contains)
+            configuration.realm.unicodeScalars.allSatisfy(PercentEncoding.unreserved.contains)
         else {
             throw KeyServiceMockError("the realm must be letters, digits, '-', '.', '_' or '~'")
         }
@@ -176,32 +171,23 @@ public final class KeyServiceMockServer: Sendable {
         }
     }
 
-    /// Stops listening, closes open connections and the state. Calling it again does nothing.
+    /// Stops listening, lets requests in flight finish, closes idle connections and the state.
+    /// Calling it again does nothing.
     public func stop() async {
-        if let serviceGroup {
-            await serviceGroup.triggerGracefulShutdown()
-        } else {
-            task.cancel()
-        }
+        await serviceGroup.triggerGracefulShutdown()
         _ = try? await task.value
         state.close()
     }
 
     /// Waits until the server stops: after ``stop()``, or on SIGINT/SIGTERM when
     /// ``KeyServiceMockConfiguration/stopsOnTerminationSignals`` is set; then closes the state.
-    /// - Throws: the error that ended the server, if one did.
+    /// - Throws: the error that ended the server, if one did; a cancellation counts as a clean stop.
     public func waitUntilStopped() async throws {
         defer { state.close() }
-        try await task.value
-    }
-}
-
-/// The server could not start; `description` says why and what to change.
-public struct KeyServiceMockError: Error, CustomStringConvertible, Sendable {
-    /// What went wrong.
-    public let description: String
-
-    init(_ description: String) {
-        self.description = description
+        do {
+            try await task.value
+        } catch is CancellationError {
+            return
+        }
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import NIOConcurrencyHelpers
 
 /// A clock that moves only when told, so tests expire tokens without sleeping.

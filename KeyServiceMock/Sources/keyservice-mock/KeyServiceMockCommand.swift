@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KeyServiceMock
+import Logging
 
 /// `keyservice-mock`: the key service and identity provider on 127.0.0.1, for integration tests and demos.
 @main
@@ -11,7 +12,8 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
         discussion: """
             Prints one line when ready: "keyservice-mock listening on http://HOST:PORT realm REALM".
             The issuer is http://HOST:PORT/auth/realms/REALM and the key service is below it at
-            keyservice/v1. SIGINT or SIGTERM stops the server cleanly.
+            keyservice/v1. SIGINT or SIGTERM stops the server cleanly. Logs go to standard error; at debug \
+            level every request and decision is logged, never a secret, key or token.
             """
     )
 
@@ -55,6 +57,9 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
     @Option(help: "Refresh-token lifetime in seconds.")
     var refreshTokenLifetime: Double = 30 * 86_400
 
+    @Option(help: "The lowest level logged to standard error; LOG_LEVEL, when set, is the default.")
+    var logLevel: LogLevel = .fromEnvironment
+
     func validate() throws {
         for lifetime in [accessTokenLifetime, idTokenLifetime, refreshTokenLifetime] where !(lifetime > 0) {
             throw ValidationError("token lifetimes must be positive numbers of seconds")
@@ -71,6 +76,9 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
         configuration.idTokenLifetime = idTokenLifetime
         configuration.refreshTokenLifetime = refreshTokenLifetime
         configuration.stopsOnTerminationSignals = true
+        // Standard error, always: standard output carries only the ready line.
+        configuration.logger = Logger(label: "keyservice-mock") { StreamLogHandler.standardError(label: $0) }
+        configuration.logger.logLevel = logLevel.level
         if !user.isEmpty {
             configuration.users = try user.map(Self.parseUser)
         }

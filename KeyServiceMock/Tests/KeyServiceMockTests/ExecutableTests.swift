@@ -34,13 +34,15 @@ final class MockProcess: Sendable {
         }
     }
 
-    /// Starts the executable with `arguments` and waits for its ready line.
-    static func launch(_ arguments: [String]) async throws -> MockProcess {
+    /// Starts the executable with `arguments` and waits for its ready line; its standard error goes to
+    /// `standardError` when given, else to this process's.
+    static func launch(_ arguments: [String], standardError: FileHandle? = nil) async throws -> MockProcess {
         let process = Process()
         process.executableURL = try executable
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
+        if let standardError { process.standardError = standardError }
         try process.run()
         let handle = output.fileHandleForReading
         let line = try await withThrowingTaskGroup(of: String?.self) { group in
@@ -153,10 +155,35 @@ struct ExecutableTests {
         #expect(process.terminationStatus == 0)
         for option in [
             "--port", "--state-dir", "--realm", "--user", "--access-token-lifetime", "--id-token-lifetime",
-            "--refresh-token-lifetime",
+            "--refresh-token-lifetime", "--log-level",
         ] {
             #expect(text.contains(option), "\(option)")
         }
+    }
+
+    @Test("--log-level debug logs each request and decision to standard error, and no secret")
+    func debugLog() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let logFile = directory.appendingPathComponent("stderr.log")
+        try #require(FileManager.default.createFile(atPath: logFile.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: logFile)
+        let mock = try await MockProcess.launch(["--log-level", "debug"], standardError: handle)
+        let secret = "secret-\(UUID().uuidString)"
+        let calls = KeyServiceCalls(base: mock.keyServiceURL, http: http)
+        let created = try await calls.newKey(secret: secret)
+        #expect(try await calls.key(created.keyId, secret: "wrong").status == 401)
+        mock.signal(SIGTERM)
+        #expect(try await mock.waitForExit() == 0)
+        try handle.close()
+        let log = try String(contentsOf: logFile, encoding: .utf8)
+        #expect(log.contains("request"))
+        #expect(log.contains("key created"))
+        #expect(log.contains("wrong secret, 1 of 3"))
+        for value in [secret, created.key, created.longSecret] {
+            #expect(!log.contains(value))
+        }
+        #expect(!log.contains(" error "), "a clean stop logs no error")
     }
 
     @Test("--user and lifetimes configure the identity provider")

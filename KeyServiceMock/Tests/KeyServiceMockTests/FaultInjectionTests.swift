@@ -12,7 +12,7 @@ struct FaultInjectionTests {
 
     @Test("delay holds the answer back, then answers normally")
     func delay() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             server.faults.set(.delay(.milliseconds(400)), for: .keyService)
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
             let started = ContinuousClock.now
@@ -24,7 +24,7 @@ struct FaultInjectionTests {
 
     @Test("dropConnection closes the connection with no HTTP answer, and counts nothing")
     func dropConnection() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
             let created = try await calls.newKey(secret: "s3cret")
             server.faults.set(.dropConnection, for: .keyService)
@@ -39,7 +39,7 @@ struct FaultInjectionTests {
 
     @Test("internalServerError answers 500")
     func internalServerError() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             server.faults.set(.internalServerError, for: .keyService)
             #expect(
                 try await KeyServiceCalls(base: server.keyServiceURL, http: http).createKey(secret: "s").status == 500
@@ -49,7 +49,7 @@ struct FaultInjectionTests {
 
     @Test("undecodableBody answers 200 with a body that is not the promised JSON")
     func undecodableBody() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             server.faults.set(.undecodableBody, for: .keyService)
             let answer = try await KeyServiceCalls(base: server.keyServiceURL, http: http).createKey(secret: "s")
             #expect(answer.status == 200)
@@ -59,7 +59,7 @@ struct FaultInjectionTests {
 
     @Test("a scope holds its fault to its own endpoints; all reaches every one; nil clears")
     func scopes() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
             let client = OIDCClient(server: server, http: http)
             server.faults.set(.internalServerError, for: .tokenEndpoint)

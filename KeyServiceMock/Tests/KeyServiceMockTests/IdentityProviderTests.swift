@@ -9,7 +9,7 @@ struct DiscoveryTests {
 
     @Test("discovery names the issuer and every endpoint, including revocation and end_session")
     func discovery() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let answer = try await http.get(server.issuer.appendingPathComponent(".well-known/openid-configuration"))
             #expect(answer.status == 200)
             let document = answer.json
@@ -34,7 +34,7 @@ struct DiscoveryTests {
 
     @Test("every token is an EdDSA JWT that verifies under the JWKS key named by its kid")
     func tokensVerifyUnderJWKS() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let client = OIDCClient(server: server, http: http)
             let keys = try await http.get(client.url("certs")).json.objects("keys")
             try #require(keys.count == 1)
@@ -65,7 +65,7 @@ struct AuthorizationCodeTests {
 
     @Test("the authorization endpoint auto-approves users[0] and redirects with code, state and iss")
     func redirectsWithCode() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let client = OIDCClient(server: server, http: http)
             let answer = try await client.authorize(["state": "a b+c/d"])
             #expect(answer.status == 302)
@@ -80,7 +80,7 @@ struct AuthorizationCodeTests {
 
     @Test("a registered loopback redirect URI matches on any port, and nothing else does")
     func loopbackRedirects() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let client = OIDCClient(server: server, http: http)
             for accepted in [
                 "http://127.0.0.1/callback", "http://127.0.0.1:1/callback", "http://127.0.0.1:65000/callback",
@@ -100,7 +100,7 @@ struct AuthorizationCodeTests {
 
     @Test("an unknown client or a missing redirect URI answers 400 without redirecting")
     func badClientIsNotRedirected() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let client = OIDCClient(server: server, http: http)
             for overrides: [String: String?] in [["client_id": "stranger"], ["client_id": nil], ["redirect_uri": nil]] {
                 let answer = try await client.authorize(overrides)
@@ -112,7 +112,7 @@ struct AuthorizationCodeTests {
 
     @Test("PKCE is required: no challenge, or a method other than S256, is an error on the redirect")
     func pkceRequired() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let client = OIDCClient(server: server, http: http)
             for overrides: [String: String?] in [
                 ["code_challenge": nil], ["code_challenge_method": nil], ["code_challenge_method": "plain"],
@@ -130,7 +130,7 @@ struct AuthorizationCodeTests {
 
     @Test("the code with the right verifier gives access, refresh and id tokens; the id token carries the nonce")
     func exchange() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let client = OIDCClient(server: server, http: http)
             let (code, verifier) = try await client.code(nonce: "nonce-42")
             let answer = try await client.exchange(code: code, verifier: verifier)
@@ -148,7 +148,7 @@ struct AuthorizationCodeTests {
 
     @Test("a wrong PKCE verifier is invalid_grant, and the code is spent")
     func wrongVerifier() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let client = OIDCClient(server: server, http: http)
             let (code, verifier) = try await client.code()
             let wrong = try await client.exchange(code: code, verifier: OIDCClient.pkce().verifier)
@@ -160,7 +160,7 @@ struct AuthorizationCodeTests {
 
     @Test("a missing verifier, another redirect URI or another client is invalid_grant")
     func exchangeMismatches() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let client = OIDCClient(server: server, http: http)
             let first = try await client.code()
             #expect(try await client.exchange(code: first.code, verifier: nil).string("error") == "invalid_grant")
@@ -176,7 +176,7 @@ struct AuthorizationCodeTests {
 
     @Test("a code works once; using it again is invalid_grant and revokes the tokens it gave")
     func codeReuse() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let client = OIDCClient(server: server, http: http)
             let (code, verifier) = try await client.code()
             let first = try await client.exchange(code: code, verifier: verifier)
@@ -193,7 +193,7 @@ struct AuthorizationCodeTests {
         let clock = ManualClock()
         var configuration = KeyServiceMockConfiguration()
         configuration.now = clock.dateProvider
-        try await withServer(configuration) { server async throws in
+        try await KeyServiceMockServer.withServer(configuration) { server async throws in
             let client = OIDCClient(server: server, http: http)
             let (code, verifier) = try await client.code()
             clock.advance(by: 61)
@@ -213,7 +213,7 @@ struct TokenEndpointTests {
         configuration.idTokenLifetime = 60
         configuration.refreshTokenLifetime = 3_600
         configuration.users = [MockUser(username: "ann", password: "pw", subject: "sub-ann", loginProvider: "nemid")]
-        try await withServer(configuration) { server async throws in
+        try await KeyServiceMockServer.withServer(configuration) { server async throws in
             let client = OIDCClient(server: server, http: http)
             let answer = try await client.passwordLogin(username: "ann", password: "pw")
             #expect(answer.status == 200)
@@ -242,7 +242,7 @@ struct TokenEndpointTests {
 
     @Test("no id token without the openid scope")
     func noOpenIDScope() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let client = OIDCClient(server: server, http: http)
             let answer = try await http.post(
                 client.url("token"),
@@ -259,7 +259,7 @@ struct TokenEndpointTests {
 
     @Test("errors: wrong password, unknown grant type, unknown client, missing parameters")
     func errors() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let client = OIDCClient(server: server, http: http)
             let wrongPassword = try await client.passwordLogin(password: "nope")
             #expect(wrongPassword.status == 400)
@@ -290,7 +290,7 @@ struct RefreshRotationTests {
 
     @Test("every refresh answers a new refresh token, and the new one works")
     func rotates() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let client = OIDCClient(server: server, http: http)
             var refreshToken = try #require(try await client.tokens().string("refresh_token"))
             for _ in 0..<3 {
@@ -306,7 +306,7 @@ struct RefreshRotationTests {
 
     @Test("presenting a rotated refresh token is invalid_grant and revokes the whole family")
     func reuseRevokesFamily() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let client = OIDCClient(server: server, http: http)
             let first = try #require(try await client.tokens().string("refresh_token"))
             let second = try #require(try await client.refresh(first).string("refresh_token"))
@@ -320,7 +320,7 @@ struct RefreshRotationTests {
 
     @Test("two logins are two families: reuse in one leaves the other working")
     func familiesAreSeparate() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let client = OIDCClient(server: server, http: http)
             let mine = try #require(try await client.tokens().string("refresh_token"))
             let other = try #require(try await client.tokens().string("refresh_token"))
@@ -332,7 +332,7 @@ struct RefreshRotationTests {
 
     @Test("of concurrent refreshes with one token exactly one succeeds")
     func concurrentRefresh() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let client = OIDCClient(server: server, http: http)
             let token = try #require(try await client.tokens().string("refresh_token"))
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -350,7 +350,7 @@ struct RefreshRotationTests {
         var configuration = KeyServiceMockConfiguration()
         configuration.now = clock.dateProvider
         configuration.refreshTokenLifetime = 600
-        try await withServer(configuration) { server async throws in
+        try await KeyServiceMockServer.withServer(configuration) { server async throws in
             let client = OIDCClient(server: server, http: http)
             let token = try #require(try await client.tokens().string("refresh_token"))
             clock.advance(by: 599)
@@ -366,7 +366,7 @@ struct RefreshRotationTests {
     func otherClient() async throws {
         var configuration = KeyServiceMockConfiguration()
         configuration.clients.append(MockClient(clientId: "other", redirectURIs: ["http://127.0.0.1/cb"]))
-        try await withServer(configuration) { server async throws in
+        try await KeyServiceMockServer.withServer(configuration) { server async throws in
             let client = OIDCClient(server: server, http: http)
             let token = try #require(try await client.tokens().string("refresh_token"))
             var other = client
@@ -382,7 +382,7 @@ struct RevocationTests {
 
     @Test("revoking a refresh token makes it, and its family, useless")
     func revokeRefreshToken() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let client = OIDCClient(server: server, http: http)
             let first = try #require(try await client.tokens().string("refresh_token"))
             let second = try #require(try await client.refresh(first).string("refresh_token"))
@@ -393,7 +393,7 @@ struct RevocationTests {
 
     @Test("revoking an unknown or malformed token answers 200; a request without token answers 400")
     func revokeUnknown() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let client = OIDCClient(server: server, http: http)
             #expect(try await client.revoke("garbage").status == 200)
             #expect(try await client.revoke("a.b.c", hint: "access_token").status == 200)
@@ -404,7 +404,7 @@ struct RevocationTests {
 
     @Test("revoking an access token makes userinfo refuse it; a live one is accepted")
     func revokeAccessToken() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let client = OIDCClient(server: server, http: http)
             let access = try #require(try await client.tokens().string("access_token"))
             let info = try await client.userinfo(access)
@@ -420,7 +420,7 @@ struct RevocationTests {
         let clock = ManualClock()
         var configuration = KeyServiceMockConfiguration()
         configuration.now = clock.dateProvider
-        try await withServer(configuration) { server async throws in
+        try await KeyServiceMockServer.withServer(configuration) { server async throws in
             let client = OIDCClient(server: server, http: http)
             let access = try #require(try await client.tokens().string("access_token"))
             clock.advance(by: 299)
@@ -432,7 +432,7 @@ struct RevocationTests {
 
     @Test("end_session with an id token hint ends the session and redirects with state")
     func logoutRedirects() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let client = OIDCClient(server: server, http: http)
             let tokens = try await client.tokens()
             let idToken = try #require(tokens.string("id_token"))
@@ -451,7 +451,7 @@ struct RevocationTests {
 
     @Test("end_session by POST with a refresh token answers 200; an unregistered redirect answers 400")
     func logoutPost() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let client = OIDCClient(server: server, http: http)
             let tokens = try await client.tokens()
             let refreshToken = try #require(tokens.string("refresh_token"))

@@ -1,5 +1,6 @@
 import Foundation
 import KeyServiceMock
+import Logging
 import Testing
 import VaultCrypto
 
@@ -9,7 +10,7 @@ struct KeyServiceStatusTests {
 
     @Test("createkey answers 200 with a UUID keyid, a 32-byte base64 key and a long secret")
     func createKey() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
             let answer = try await calls.createKey(secret: "s3cret")
             #expect(answer.status == 200)
@@ -22,7 +23,7 @@ struct KeyServiceStatusTests {
 
     @Test("two keys get different ids, keys and long secrets, even for one secret")
     func keysAreIndependent() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
             let first = try await calls.newKey(secret: "same")
             let second = try await calls.newKey(secret: "same")
@@ -34,7 +35,7 @@ struct KeyServiceStatusTests {
 
     @Test("the right secret answers 200 with the same key and long secret")
     func rightSecret() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
             let created = try await calls.newKey(secret: "s3cret")
             let answer = try await calls.key(created.keyId, secret: "s3cret")
@@ -47,7 +48,7 @@ struct KeyServiceStatusTests {
 
     @Test("the long secret answers 200 with the same key")
     func longSecret() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
             let created = try await calls.newKey(secret: "s3cret")
             let answer = try await calls.key(created.keyId, longSecret: created.longSecret)
@@ -59,7 +60,7 @@ struct KeyServiceStatusTests {
 
     @Test("a wrong secret answers 401")
     func wrongSecret() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
             let created = try await calls.newKey(secret: "s3cret")
             #expect(try await calls.key(created.keyId, secret: "wrong").status == 401)
@@ -68,7 +69,7 @@ struct KeyServiceStatusTests {
 
     @Test("an unknown keyid answers 404")
     func unknownKey() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
             #expect(try await calls.key(UUID().uuidString.lowercased(), secret: "s3cret").status == 404)
             #expect(try await calls.key("not-a-uuid", longSecret: "x").status == 404)
@@ -77,7 +78,7 @@ struct KeyServiceStatusTests {
 
     @Test("a locked key answers 204 with no body")
     func lockedKey() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
             let created = try await calls.newKey(secret: "s3cret")
             for _ in 0..<3 { _ = try await calls.key(created.keyId, secret: "wrong") }
@@ -87,13 +88,15 @@ struct KeyServiceStatusTests {
         }
     }
 
-    @Test("a failure to store a new key answers 500")
+    @Test("a failure to store a new key answers 500, logged once at error")
     func unableToCreateKey() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
+        let capture = LogCapture()
         var configuration = KeyServiceMockConfiguration()
         configuration.stateDirectory = directory
-        try await withServer(configuration) { server async throws in
+        configuration.logger = capture.logger(level: .warning)
+        try await KeyServiceMockServer.withServer(configuration) { server async throws in
             // Another connection makes every insert fail, as a full disk would.
             try runPython(
                 """
@@ -108,6 +111,7 @@ struct KeyServiceStatusTests {
             #expect(answer.status == 500)
             #expect(answer.string("error") == "unable_to_create_key")
         }
+        #expect(capture.lines.map(\.message) == ["unable to create key"])
     }
 }
 
@@ -117,7 +121,7 @@ struct LockoutTests {
 
     @Test("the third wrong secret in a row answers 401 and locks the key")
     func thirdWrongLocks() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
             let created = try await calls.newKey(secret: "s3cret")
             for _ in 0..<3 {
@@ -130,7 +134,7 @@ struct LockoutTests {
 
     @Test("a locked key answers 204 to the right secret and to the long secret, for good")
     func lockedForGood() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
             let created = try await calls.newKey(secret: "s3cret")
             for _ in 0..<3 { _ = try await calls.key(created.keyId, secret: "wrong") }
@@ -143,7 +147,7 @@ struct LockoutTests {
 
     @Test("a right secret before the third wrong one resets the count")
     func rightSecretResets() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
             let created = try await calls.newKey(secret: "s3cret")
             for _ in 0..<2 { #expect(try await calls.key(created.keyId, secret: "wrong").status == 401) }
@@ -157,7 +161,7 @@ struct LockoutTests {
 
     @Test("a wrong long secret counts as a wrong attempt")
     func wrongLongSecretCounts() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
             let created = try await calls.newKey(secret: "s3cret")
             #expect(try await calls.key(created.keyId, longSecret: "wrong-long-secret").status == 401)
@@ -169,7 +173,7 @@ struct LockoutTests {
 
     @Test("locking one key leaves the others alone")
     func otherKeysUnaffected() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
             let locked = try await calls.newKey(secret: "a")
             let other = try await calls.newKey(secret: "b")
@@ -180,7 +184,7 @@ struct LockoutTests {
 
     @Test("200 simultaneous wrong attempts on one key give exactly three 401s and 197 locks")
     func twoHundredConcurrentWrongAttempts() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let counts = try await concurrentWrongAttempts(on: server.keyServiceURL, attempts: 200)
             #expect(counts == [401: 3, 204: 197])
         }

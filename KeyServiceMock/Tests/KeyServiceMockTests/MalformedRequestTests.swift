@@ -22,7 +22,7 @@ struct MalformedRequestTests {
 
     @Test("a malformed key request answers 400 with a JSON error and does not count", arguments: malformedBodies)
     func malformedKeyRequest(_ name: String, _ template: String) async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
             let created = try await calls.newKey(secret: "s3cret")
             let body = template.replacingOccurrences(of: "KEYID", with: created.keyId)
@@ -42,7 +42,7 @@ struct MalformedRequestTests {
 
     @Test("a body over 16 KiB answers 400 and does not count")
     func oversizedBody() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
             let created = try await calls.newKey(secret: "s3cret")
             let huge = String(repeating: "x", count: 16 * 1024)
@@ -58,7 +58,7 @@ struct MalformedRequestTests {
 
     @Test("a wrong secret just under the size limit still counts as a wrong attempt")
     func longWrongSecret() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
             let created = try await calls.newKey(secret: "s3cret")
             let long = String(repeating: "y", count: 15 * 1024)
@@ -69,7 +69,7 @@ struct MalformedRequestTests {
 
     @Test("createkey without a secret answers 400")
     func createKeyWithoutSecret() async throws {
-        try await withServer { server async throws in
+        try await KeyServiceMockServer.withServer { server async throws in
             let url = server.keyServiceURL.appendingPathComponent("createkey")
             #expect(try await http.post(url, body: Data("{}".utf8)).status == 400)
             #expect(try await http.post(url, body: Data(#"{"secret":7}"#.utf8)).status == 400)

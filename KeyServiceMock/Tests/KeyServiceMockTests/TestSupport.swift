@@ -118,22 +118,6 @@ struct KeyServiceCalls: Sendable {
     }
 }
 
-/// Runs `body` against a fresh in-process server, stopped afterwards.
-func withServer<T>(
-    _ configuration: KeyServiceMockConfiguration = .init(),
-    _ body: (KeyServiceMockServer) async throws -> T
-) async throws -> T {
-    let server = try await KeyServiceMockServer.start(configuration)
-    do {
-        let result = try await body(server)
-        await server.stop()
-        return result
-    } catch {
-        await server.stop()
-        throw error
-    }
-}
-
 /// A new empty directory under the temporary directory.
 func temporaryDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("ksm-test-\(UUID().uuidString)")

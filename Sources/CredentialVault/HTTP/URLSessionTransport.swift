@@ -18,6 +18,30 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        Self.removeUnusedCacheFolder()
+    }
+
+    /// swift-corelibs-foundation creates an on-disk URLCache folder (`~/.cache/org.swift.foundation.URLCache/
+    /// {process}`) whenever a session configuration is made, even an ephemeral one with no cache. This session
+    /// never caches, so the folder is removed again when it is empty: `rmdir` never removes anything in use.
+    private static func removeUnusedCacheFolder() {
+        #if canImport(FoundationNetworking)
+        guard
+            let caches = try? FileManager.default.url(
+                for: .cachesDirectory,
+                in: .userDomainMask,
+                appropriateFor: nil,
+                create: false
+            )
+        else { return }
+        let name = (Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName)
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "\\", with: "_")
+            .replacingOccurrences(of: ":", with: "_")
+        let folder = caches.appending(path: "org.swift.foundation.URLCache")
+        rmdir(folder.appending(path: name).path)
+        rmdir(folder.path)
+        #endif
     }
 
     deinit {

@@ -38,8 +38,8 @@ private struct DemoScript {
         defer { try? FileManager.default.removeItem(at: directory) }
 
         step(1, "Start KeyServiceMock in this process (key service + OpenID Connect provider, loopback only)")
-        EmbeddedKeyService.quietServerLogs()
         var mock = KeyServiceMockConfiguration()
+        mock.logger = EmbeddedKeyService.serverLogger
         mock.stateDirectory = directory.appending(path: "keyservice-mock")
         let server = try await KeyServiceMockServer.start(mock)
         do {

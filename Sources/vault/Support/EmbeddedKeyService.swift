@@ -1,6 +1,7 @@
 import CredentialVault
 import Foundation
 import KeyServiceMock
+import Logging
 
 #if canImport(Glibc)
 import Glibc
@@ -34,8 +35,8 @@ struct EmbeddedKeyService {
         do {
             let portFile = root.appending(path: "keyservice-mock.port")
             let remembered = rememberedPort(environment: environment)
-            quietServerLogs()
             var configuration = KeyServiceMockConfiguration()
+            configuration.logger = serverLogger
             configuration.port = remembered ?? 0
             configuration.stateDirectory = state
             configuration.clients = [MockClient(clientId: clientId, redirectURIs: ["http://127.0.0.1/callback"])]
@@ -82,10 +83,12 @@ struct EmbeddedKeyService {
         lock.release()
     }
 
-    /// KeyServiceMock logs an error line each time it is stopped (Hummingbird reports the cancellation);
-    /// `vault` stops it on every run, so only critical lines are shown unless LOG_LEVEL says otherwise.
-    static func quietServerLogs() {
-        setenv("LOG_LEVEL", "critical", 0)
+    /// The logger for a KeyServiceMock inside `vault`: only critical lines, so that the server's own
+    /// reports never mix into what the command prints.
+    static var serverLogger: Logger {
+        var logger = Logger(label: "keyservice-mock")
+        logger.logLevel = .critical
+        return logger
     }
 
     /// One process at a time runs the embedded server on its state directory: a second `vault` waits here.

@@ -22,8 +22,6 @@ final class CLISandbox: Sendable {
     /// A sandbox against a fresh in-process KeyServiceMock (`withServer`), or with no issuer at all, so
     /// that `vault` falls back to its embedded default.
     static func make(withServer: Bool = true) async throws -> CLISandbox {
-        // KeyServiceMock logs an error line whenever it is stopped; keep the test log readable.
-        setenv("LOG_LEVEL", "critical", 0)
         let root = FileManager.default.temporaryDirectory.appending(path: "vault-cli-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(
             at: root,
@@ -109,7 +107,7 @@ final class CLISandbox: Sendable {
     }
 
     /// Output goes to files (no pipe can fill up), and the exit is awaited without blocking a thread.
-    private static func run(
+    static func run(
         executable: URL,
         arguments: [String],
         stdin: String,

@@ -1,4 +1,5 @@
 import Hummingbird
+import Logging
 import NIOCore
 
 /// Applies the fault switched on for a request's scope before the request reaches any route.
@@ -6,8 +7,14 @@ struct FaultMiddleware: RouterMiddleware {
     typealias Context = MockRequestContext
 
     let faults: FaultInjection
-    let keyServicePath: String
-    let tokenPath: String
+    private let keyServicePrefix: String
+    private let tokenPath: String
+
+    init(faults: FaultInjection, layout: Layout) {
+        self.faults = faults
+        keyServicePrefix = layout.path(Layout.keyService) + "/"
+        tokenPath = layout.path(Layout.token)
+    }
 
     func handle(
         _ request: Request,
@@ -16,10 +23,12 @@ struct FaultMiddleware: RouterMiddleware {
     ) async throws -> Response {
         let path = request.uri.path
         let scope: FaultInjection.Scope? =
-            path.hasPrefix(keyServicePath) ? .keyService : (path == tokenPath ? .tokenEndpoint : nil)
-        switch faults.fault(for: scope) {
-        case nil:
+            path.hasPrefix(keyServicePrefix) ? .keyService : (path == tokenPath ? .tokenEndpoint : nil)
+        guard let fault = faults.fault(for: scope) else {
             return try await next(request, context)
+        }
+        context.logger.debug("fault injected", metadata: ["fault": "\(fault)"])
+        switch fault {
         case .delay(let duration):
             try await Task.sleep(for: duration)
             return try await next(request, context)
@@ -28,10 +37,11 @@ struct FaultMiddleware: RouterMiddleware {
             try? await context.channel.close()
             throw CancellationError()
         case .internalServerError:
-            return .json(
+            return RequestRefusal(
                 status: .internalServerError,
-                ["error": "server_error", "error_description": "fault injected: internal server error"]
-            )
+                error: "server_error",
+                description: "fault injected: internal server error"
+            ).jsonResponse
         case .undecodableBody:
             return Response(
                 status: .ok,

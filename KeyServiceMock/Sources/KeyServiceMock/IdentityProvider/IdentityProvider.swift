@@ -1,17 +1,5 @@
 import Foundation
-import NIOConcurrencyHelpers
 import VaultCrypto
-
-/// The server's address, known once the listener is bound.
-final class ServerAddress: Sendable {
-    private let issuerValue = NIOLockedValueBox<String>("")
-
-    /// `{baseURL}/auth/realms/{realm}`, without a trailing slash.
-    var issuer: String {
-        get { issuerValue.withLockedValue { $0 } }
-        set { issuerValue.withLockedValue { $0 = newValue } }
-    }
-}
 
 /// The OpenID Connect provider: who may log in, and the tokens it issues.
 struct IdentityProvider: Sendable {
@@ -90,15 +78,16 @@ struct IdentityProvider: Sendable {
 
     /// The discovery document (OpenID Connect Discovery 1.0 section 3).
     var discoveryDocument: DiscoveryDocument {
-        let endpoints = issuer + "/protocol/openid-connect"
+        let issuer = self.issuer
+        func url(_ relative: String) -> String { issuer + "/" + relative }
         return DiscoveryDocument(
             issuer: issuer,
-            authorizationEndpoint: endpoints + "/auth",
-            tokenEndpoint: endpoints + "/token",
-            jwksURI: endpoints + "/certs",
-            userinfoEndpoint: endpoints + "/userinfo",
-            revocationEndpoint: endpoints + "/revoke",
-            endSessionEndpoint: endpoints + "/logout",
+            authorizationEndpoint: url(Layout.authorization),
+            tokenEndpoint: url(Layout.token),
+            jwksURI: url(Layout.certs),
+            userinfoEndpoint: url(Layout.userinfo),
+            revocationEndpoint: url(Layout.revocation),
+            endSessionEndpoint: url(Layout.endSession),
             responseTypesSupported: ["code"],
             responseModesSupported: ["query"],
             grantTypesSupported: ["authorization_code", "refresh_token", "password"],
@@ -114,70 +103,5 @@ struct IdentityProvider: Sendable {
             ],
             authorizationResponseIssParameterSupported: true
         )
-    }
-}
-
-/// The token endpoint's success body (RFC 6749 section 5.1, plus Keycloak's extra fields).
-struct TokenResponse: Encodable {
-    let accessToken: String
-    let tokenType: String
-    let expiresIn: Int
-    let refreshToken: String
-    let refreshExpiresIn: Int
-    let idToken: String?
-    let scope: String
-    let sessionState: String
-
-    enum CodingKeys: String, CodingKey {
-        case accessToken = "access_token"
-        case tokenType = "token_type"
-        case expiresIn = "expires_in"
-        case refreshToken = "refresh_token"
-        case refreshExpiresIn = "refresh_expires_in"
-        case idToken = "id_token"
-        case scope
-        case sessionState = "session_state"
-    }
-}
-
-struct DiscoveryDocument: Encodable {
-    let issuer: String
-    let authorizationEndpoint: String
-    let tokenEndpoint: String
-    let jwksURI: String
-    let userinfoEndpoint: String
-    let revocationEndpoint: String
-    let endSessionEndpoint: String
-    let responseTypesSupported: [String]
-    let responseModesSupported: [String]
-    let grantTypesSupported: [String]
-    let subjectTypesSupported: [String]
-    let idTokenSigningAlgValuesSupported: [String]
-    let codeChallengeMethodsSupported: [String]
-    let tokenEndpointAuthMethodsSupported: [String]
-    let revocationEndpointAuthMethodsSupported: [String]
-    let scopesSupported: [String]
-    let claimsSupported: [String]
-    let authorizationResponseIssParameterSupported: Bool
-
-    enum CodingKeys: String, CodingKey {
-        case issuer
-        case authorizationEndpoint = "authorization_endpoint"
-        case tokenEndpoint = "token_endpoint"
-        case jwksURI = "jwks_uri"
-        case userinfoEndpoint = "userinfo_endpoint"
-        case revocationEndpoint = "revocation_endpoint"
-        case endSessionEndpoint = "end_session_endpoint"
-        case responseTypesSupported = "response_types_supported"
-        case responseModesSupported = "response_modes_supported"
-        case grantTypesSupported = "grant_types_supported"
-        case subjectTypesSupported = "subject_types_supported"
-        case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
-        case codeChallengeMethodsSupported = "code_challenge_methods_supported"
-        case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
-        case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
-        case scopesSupported = "scopes_supported"
-        case claimsSupported = "claims_supported"
-        case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
     }
 }

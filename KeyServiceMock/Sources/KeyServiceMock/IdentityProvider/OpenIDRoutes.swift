@@ -3,74 +3,42 @@ import Hummingbird
 import Logging
 import VaultCrypto
 
-extension RequestRefusal {
-    /// An OAuth error (RFC 6749 section 5.2), answered 400.
-    static func oauth(_ error: String, _ description: String) -> RequestRefusal {
-        RequestRefusal(status: .badRequest, error: error, description: description)
-    }
-
-    static func invalidGrant(_ description: String) -> RequestRefusal {
-        .oauth("invalid_grant", description)
-    }
-}
-
 /// The OpenID Connect endpoints under the issuer, at Keycloak's paths.
 struct OpenIDRoutes: Sendable {
     let provider: IdentityProvider
 
     private var now: Date { provider.configuration.now() }
 
-    func add(to router: Router<MockRequestContext>, under issuerPath: String) {
-        let endpoints = "\(issuerPath)/protocol/openid-connect"
-        router.get("\(issuerPath)/.well-known/openid-configuration") { _, _ in
+    func add(to router: Router<MockRequestContext>, layout: Layout) {
+        router.get(RouterPath(layout.path(Layout.discovery))) { _, _ in
             Response.json(provider.discoveryDocument)
         }
-        router.get("\(endpoints)/certs") { _, _ in
+        router.get(RouterPath(layout.path(Layout.certs))) { _, _ in
             Response.json(provider.signer.jwks)
         }
-        router.get("\(endpoints)/auth") { request, context in
-            await answer(context) { try authorize(request) }
+        router.get(RouterPath(layout.path(Layout.authorization))) { request, context in
+            try authorize(request, logger: context.logger)
         }
-        router.post("\(endpoints)/token") { request, context in
-            await answer(context) {
-                var request = request
-                return try token(try await request.formFields())
-            }
+        router.post(RouterPath(layout.path(Layout.token))) { request, context in
+            var request = request
+            return try token(try await request.formFields(), logger: context.logger)
         }
-        router.post("\(endpoints)/revoke") { request, context in
-            await answer(context) {
-                var request = request
-                return try revoke(try await request.formFields())
-            }
+        router.post(RouterPath(layout.path(Layout.revocation))) { request, context in
+            var request = request
+            return try revoke(try await request.formFields(), logger: context.logger)
         }
-        router.get("\(endpoints)/logout") { request, context in
-            await answer(context) { try logout(try request.queryFields()) }
+        router.get(RouterPath(layout.path(Layout.endSession))) { request, context in
+            try logout(try request.queryFields(), logger: context.logger)
         }
-        router.post("\(endpoints)/logout") { request, context in
-            await answer(context) {
-                var request = request
-                return try logout(try await request.formFields())
-            }
+        router.post(RouterPath(layout.path(Layout.endSession))) { request, context in
+            var request = request
+            return try logout(try await request.formFields(), logger: context.logger)
         }
-        router.get("\(endpoints)/userinfo") { request, _ in
-            userinfo(request)
+        router.get(RouterPath(layout.path(Layout.userinfo))) { request, context in
+            userinfo(request, logger: context.logger)
         }
-        router.post("\(endpoints)/userinfo") { request, _ in
-            userinfo(request)
-        }
-    }
-
-    private func answer(_ context: MockRequestContext, _ handler: () async throws -> Response) async -> Response {
-        do {
-            return try await handler()
-        } catch let refusal as RequestRefusal {
-            return refusal.response
-        } catch {
-            context.logger.error("identity provider request failed", metadata: ["error": "\(error)"])
-            return .json(
-                status: .internalServerError,
-                ["error": "server_error", "error_description": "internal error"]
-            )
+        router.post(RouterPath(layout.path(Layout.userinfo))) { request, context in
+            userinfo(request, logger: context.logger)
         }
     }
 
@@ -80,7 +48,7 @@ struct OpenIDRoutes: Sendable {
     ///
     /// A bad client or redirect URI is answered 400 here (redirecting would hand the answer to
     /// an unknown party); every other error goes back to the client on its redirect URI.
-    private func authorize(_ request: Request) throws -> Response {
+    private func authorize(_ request: Request, logger: Logger) throws -> Response {
         let fields = try request.queryFields()
         guard let clientId = fields["client_id"], let client = provider.client(clientId) else {
             throw RequestRefusal.oauth("invalid_client", "unknown client_id")
@@ -93,7 +61,11 @@ struct OpenIDRoutes: Sendable {
         }
         let state = fields["state"]
         func fail(_ error: String, _ description: String) -> Response {
-            .redirect(
+            logger.debug(
+                "authorization refused on the redirect URI",
+                metadata: ["client_id": "\(clientId)", "error": "\(error)", "error_description": "\(description)"]
+            )
+            return .redirect(
                 to: RedirectURI.appending(
                     [
                         ("error", error), ("error_description", description), ("state", state),
@@ -131,6 +103,7 @@ struct OpenIDRoutes: Sendable {
             ),
             at: now
         )
+        logger.debug("authorization code issued", metadata: ["client_id": "\(clientId)", "sub": "\(user.subject)"])
         return .redirect(
             to: RedirectURI.appending([("code", code), ("state", state), ("iss", provider.issuer)], to: redirectURI)
         )
@@ -138,7 +111,7 @@ struct OpenIDRoutes: Sendable {
 
     // MARK: Token endpoint
 
-    private func token(_ fields: FormFields) throws -> Response {
+    private func token(_ fields: FormFields, logger: Logger) throws -> Response {
         let grantType = try fields.required("grant_type")
         let clientId = try fields.required("client_id")
         guard provider.client(clientId) != nil else {
@@ -146,9 +119,9 @@ struct OpenIDRoutes: Sendable {
         }
         switch grantType {
         case "authorization_code":
-            return try exchangeCode(fields, clientId: clientId)
+            return try exchangeCode(fields, clientId: clientId, logger: logger)
         case "refresh_token":
-            return try refresh(fields, clientId: clientId)
+            return try refresh(fields, clientId: clientId, logger: logger)
         case "password":
             let username = try fields.required("username")
             let password = try fields.required("password")
@@ -161,13 +134,13 @@ struct OpenIDRoutes: Sendable {
                 scope: fields["scope"] ?? "openid",
                 at: now
             )
-            return .json(provider.tokenResponse(for: session, nonce: nil))
+            return issued(session, grantType: grantType, nonce: nil, logger: logger)
         default:
             throw RequestRefusal.oauth("unsupported_grant_type", "grant_type \(grantType) is not supported")
         }
     }
 
-    private func exchangeCode(_ fields: FormFields, clientId: String) throws -> Response {
+    private func exchangeCode(_ fields: FormFields, clientId: String, logger: Logger) throws -> Response {
         let value = try fields.required("code")
         let redirectURI = try fields.required("redirect_uri")
         let sessionId = SessionStore.newSessionId()
@@ -177,6 +150,10 @@ struct OpenIDRoutes: Sendable {
             throw RequestRefusal.invalidGrant("the code is unknown or expired")
         case .reused(let earlierSession):
             try provider.sessions.revoke(sessionId: earlierSession)
+            logger.debug(
+                "authorization code reuse detected: its session is revoked",
+                metadata: ["sid": "\(earlierSession)"]
+            )
             throw RequestRefusal.invalidGrant("the code was already used: the tokens issued for it are revoked")
         case .fresh(let claimed):
             code = claimed
@@ -205,10 +182,10 @@ struct OpenIDRoutes: Sendable {
             scope: code.scope,
             at: now
         )
-        return .json(provider.tokenResponse(for: session, nonce: code.nonce))
+        return issued(session, grantType: "authorization_code", nonce: code.nonce, logger: logger)
     }
 
-    private func refresh(_ fields: FormFields, clientId: String) throws -> Response {
+    private func refresh(_ fields: FormFields, clientId: String, logger: Logger) throws -> Response {
         let presented = try fields.required("refresh_token")
         guard let claims = provider.signer.verify(presented), claims.typ == "Refresh", claims.iss == provider.issuer
         else {
@@ -226,16 +203,30 @@ struct OpenIDRoutes: Sendable {
             throw RequestRefusal.oauth("invalid_scope", "a refresh cannot widen the scope")
         }
         switch try provider.sessions.rotate(sessionId: claims.sid, presentedTokenId: claims.jti) {
-        case .invalid(let reason):
-            throw RequestRefusal.invalidGrant(reason)
+        case .unknownSession:
+            throw RequestRefusal.invalidGrant("unknown session")
+        case .ended:
+            throw RequestRefusal.invalidGrant("the session has ended")
+        case .reused:
+            logger.debug("refresh token reuse detected: its family is revoked", metadata: ["sid": "\(claims.sid)"])
+            throw RequestRefusal.invalidGrant("the refresh token was already used: its whole family is revoked")
         case .rotated(let session):
-            return .json(provider.tokenResponse(for: session, nonce: nil))
+            return issued(session, grantType: "refresh_token", nonce: nil, logger: logger)
         }
+    }
+
+    /// The token response for `session`, logged without any token.
+    private func issued(_ session: Session, grantType: String, nonce: String?, logger: Logger) -> Response {
+        logger.debug(
+            "token issued, grant \(grantType)",
+            metadata: ["client_id": "\(session.clientId)", "sub": "\(session.subject)", "sid": "\(session.id)"]
+        )
+        return .json(provider.tokenResponse(for: session, nonce: nonce))
     }
 
     // MARK: Revocation (RFC 7009)
 
-    private func revoke(_ fields: FormFields) throws -> Response {
+    private func revoke(_ fields: FormFields, logger: Logger) throws -> Response {
         let token = try fields.required("token")
         let clientId = try fields.required("client_id")
         guard provider.client(clientId) != nil else {
@@ -243,6 +234,7 @@ struct OpenIDRoutes: Sendable {
         }
         // RFC 7009 section 2.2: an invalid or unknown token is answered 200 all the same.
         guard let claims = provider.signer.verify(token), claims.iss == provider.issuer else {
+            logger.debug("revocation of a token this issuer did not sign: nothing to do")
             return Response(status: .ok)
         }
         guard claims.aud == clientId else {
@@ -251,10 +243,12 @@ struct OpenIDRoutes: Sendable {
         switch claims.typ {
         case "Refresh":
             try provider.sessions.revoke(sessionId: claims.sid)
+            logger.debug("refresh token revoked: its family is revoked", metadata: ["sid": "\(claims.sid)"])
         case "Bearer":
             provider.sessions.revokeAccessToken(claims.jti)
+            logger.debug("access token revoked", metadata: ["sid": "\(claims.sid)"])
         default:
-            break
+            logger.debug("revocation of an id token: nothing to do", metadata: ["sid": "\(claims.sid)"])
         }
         return Response(status: .ok)
     }
@@ -263,7 +257,7 @@ struct OpenIDRoutes: Sendable {
 
     /// RP-initiated logout: ends the session named by `id_token_hint` (or Keycloak's `refresh_token`),
     /// then redirects to `post_logout_redirect_uri` when it is registered, or answers 200.
-    private func logout(_ fields: FormFields) throws -> Response {
+    private func logout(_ fields: FormFields, logger: Logger) throws -> Response {
         let hint = (fields["id_token_hint"] ?? fields["refresh_token"]).flatMap { provider.signer.verify($0) }
         let clientId = fields["client_id"] ?? hint?.aud
         if let hint, let clientId, hint.aud != clientId {
@@ -279,6 +273,9 @@ struct OpenIDRoutes: Sendable {
         }
         if let hint, hint.iss == provider.issuer {
             try provider.sessions.revoke(sessionId: hint.sid)
+            logger.debug("session ended", metadata: ["sid": "\(hint.sid)"])
+        } else {
+            logger.debug("logout without a token hint of this issuer: no session ended")
         }
         if let redirect {
             return .redirect(to: redirect)
@@ -288,7 +285,7 @@ struct OpenIDRoutes: Sendable {
 
     // MARK: Userinfo
 
-    private func userinfo(_ request: Request) -> Response {
+    private func userinfo(_ request: Request, logger: Logger) -> Response {
         let unauthorized = Response(
             status: .unauthorized,
             headers: [.wwwAuthenticate: #"Bearer error="invalid_token""#]
@@ -299,16 +296,13 @@ struct OpenIDRoutes: Sendable {
             Double(claims.exp) > now.timeIntervalSince1970,
             !provider.sessions.isAccessTokenRevoked(claims.jti),
             let session = provider.sessions.session(claims.sid), !session.revoked
-        else { return unauthorized }
+        else {
+            logger.debug("userinfo refused: no valid access token")
+            return unauthorized
+        }
+        logger.debug("userinfo answered", metadata: ["sub": "\(claims.sub)"])
         return .json([
             "sub": claims.sub, "preferred_username": session.username, "login_provider": claims.loginProvider,
         ])
-    }
-}
-
-extension Character {
-    /// A letter, digit, `-` or `_`: the base64url alphabet without padding.
-    var isBase64URLCharacter: Bool {
-        isASCII && (isLetter || isNumber || self == "-" || self == "_")
     }
 }

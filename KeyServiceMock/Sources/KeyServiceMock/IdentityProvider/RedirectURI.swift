@@ -27,17 +27,9 @@ enum RedirectURI {
     /// `uri` with `parameters` appended to its query, each name and value percent-encoded.
     static func appending(_ parameters: [(String, String?)], to uri: String) -> String {
         let query = parameters.compactMap { name, value in
-            value.map { "\(name)=\(percentEncoded($0))" }
+            value.map { "\(name)=\(PercentEncoding.encode($0))" }
         }.joined(separator: "&")
         guard !query.isEmpty else { return uri }
         return uri + (uri.contains("?") ? "&" : "?") + query
-    }
-
-    private static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
-    )
-
-    static func percentEncoded(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
     }
 }

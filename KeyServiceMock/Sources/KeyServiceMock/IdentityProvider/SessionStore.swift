@@ -3,46 +3,6 @@ import GRDB
 import NIOConcurrencyHelpers
 import VaultCrypto
 
-/// A login: the refresh-token family every rotation of its refresh token belongs to.
-struct Session: Sendable {
-    let id: String
-    let subject: String
-    let username: String
-    let clientId: String
-    let scope: String
-    let loginProvider: String
-    let authTime: Date
-    /// The `jti` of the one refresh token of the family that may still be used.
-    var currentRefreshTokenId: String
-    var revoked: Bool
-}
-
-/// An authorization code waiting to be exchanged.
-struct AuthorizationCode: Sendable {
-    let clientId: String
-    let redirectURI: String
-    let scope: String
-    let nonce: String?
-    let codeChallenge: String
-    let user: MockUser
-    let expiresAt: Date
-    /// Set once the code is exchanged; a second exchange revokes this session (RFC 6749 section 4.1.2).
-    var sessionId: String?
-}
-
-/// What claiming an authorization code gave.
-enum CodeClaim: Sendable {
-    case fresh(AuthorizationCode)
-    case reused(sessionId: String)
-    case invalid
-}
-
-/// What refreshing a session gave.
-enum RotationResult: Sendable {
-    case rotated(Session)
-    case invalid(String)
-}
-
 /// Sessions (refresh-token families, kept in SQLite), authorization codes and revoked access
 /// tokens (kept in memory: a code lives a minute and an access token minutes).
 ///
@@ -53,6 +13,23 @@ final class SessionStore: Sendable {
     private let sessions: NIOLockedValueBox<[String: Session]>
     private let codes = NIOLockedValueBox<[String: AuthorizationCode]>([:])
     private let revokedAccessTokens = NIOLockedValueBox<Set<String>>([])
+
+    /// What claiming an authorization code gave.
+    enum CodeClaim: Sendable {
+        case fresh(AuthorizationCode)
+        /// The code was exchanged before, and started this session.
+        case reused(sessionId: String)
+        case invalid
+    }
+
+    /// What presenting a refresh token gave.
+    enum Rotation: Sendable {
+        case rotated(Session)
+        case unknownSession
+        case ended
+        /// The token was already rotated away: the whole family is now revoked.
+        case reused
+    }
 
     init(state: StateStore) throws {
         self.state = state
@@ -117,15 +94,15 @@ final class SessionStore: Sendable {
     ///
     /// Presenting a token that was already rotated away revokes the whole family (RFC 9700
     /// section 4.14): either the client or an attacker holds a stale copy, and the server cannot tell which.
-    func rotate(sessionId: String, presentedTokenId tokenId: String) throws -> RotationResult {
+    func rotate(sessionId: String, presentedTokenId tokenId: String) throws -> Rotation {
         try sessions.withLockedValue { sessions in
-            guard var session = sessions[sessionId] else { return .invalid("unknown session") }
-            if session.revoked { return .invalid("the session has ended") }
+            guard var session = sessions[sessionId] else { return .unknownSession }
+            if session.revoked { return .ended }
             guard session.currentRefreshTokenId == tokenId else {
                 try store(revoked: true, sessionId: sessionId)
                 session.revoked = true
                 sessions[sessionId] = session
-                return .invalid("the refresh token was already used: its whole family is revoked")
+                return .reused
             }
             let next = Self.newTokenId()
             try state.database.write { db in

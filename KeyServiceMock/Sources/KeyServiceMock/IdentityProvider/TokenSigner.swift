@@ -2,35 +2,6 @@ import Foundation
 import GRDB
 import VaultCrypto
 
-/// The claims of every token this provider issues (access, id and refresh tokens alike).
-struct TokenClaims: Codable, Sendable {
-    /// `Bearer` for an access token, `ID` for an id token, `Refresh` for a refresh token (as Keycloak).
-    var typ: String
-    var iss: String
-    var sub: String
-    var aud: String
-    var azp: String
-    var exp: Int
-    var iat: Int
-    var jti: String
-    var scope: String
-    var loginProvider: String
-    /// The session, which is also the refresh-token family.
-    var sid: String
-    var preferredUsername: String?
-    var nonce: String?
-    var authTime: Int?
-    var familyId: String?
-
-    enum CodingKeys: String, CodingKey {
-        case typ, iss, sub, aud, azp, exp, iat, jti, scope, sid, nonce
-        case loginProvider = "login_provider"
-        case preferredUsername = "preferred_username"
-        case authTime = "auth_time"
-        case familyId = "family_id"
-    }
-}
-
 /// Signs and verifies compact JWS tokens with the provider's Ed25519 key (alg EdDSA, RFC 8037).
 struct TokenSigner: Sendable {
     let signingKey: Ed25519SigningKey

@@ -3,27 +3,6 @@ import GRDB
 import NIOConcurrencyHelpers
 import VaultCrypto
 
-/// What the key service hands out on success.
-struct KeyGrant: Sendable {
-    let keyId: String
-    let key: Data
-    let longSecret: String
-}
-
-/// How a `key` request proves itself: the password-derived secret or the device's long secret.
-enum KeyCredential: Sendable {
-    case secret(String)
-    case longSecret(String)
-}
-
-/// The outcome of a `key` request.
-enum KeyAnswer: Sendable {
-    case granted(KeyGrant)
-    case wrongSecret
-    case locked
-    case missing
-}
-
 /// The keys, their verifiers and their failure counts.
 ///
 /// Every key has its own lock: a request holds it while it checks the secret, changes the count
@@ -36,8 +15,17 @@ final class KeyStore: Sendable {
     /// Consecutive wrong secrets that lock a key.
     static let attemptsBeforeLock = 3
 
+    /// The outcome of a `key` request.
+    enum Answer: Sendable {
+        case granted(KeyGrant)
+        /// The credential was wrong; `failures` in a row now, the key is locked at ``attemptsBeforeLock``.
+        case wrongSecret(failures: Int)
+        case locked
+        case missing
+    }
+
     private let state: StateStore
-    private let entries = NIOLockedValueBox<[String: KeyEntry]>([:])
+    private let entries = NIOLockedValueBox<[String: Entry]>([:])
     private let now: @Sendable () -> Date
 
     init(state: StateStore, now: @escaping @Sendable () -> Date) {
@@ -52,7 +40,7 @@ final class KeyStore: Sendable {
         let key = SecureRandom.bytes(count: 32)
         let longSecret = SecureRandom.bytes(count: 32)
         let longSecretText = Base64URL.encode(longSecret)
-        let record = KeyRecord(
+        let record = Record(
             keyId: keyId,
             key: key,
             secretVerifier: try verifier(of: secret, keyId: keyId, domain: Domain.secretVerifier),
@@ -75,7 +63,7 @@ final class KeyStore: Sendable {
                 ]
             )
         }
-        entries.withLockedValue { $0[keyId] = KeyEntry(record) }
+        entries.withLockedValue { $0[keyId] = Entry(record) }
         return KeyGrant(keyId: keyId, key: key, longSecret: longSecretText)
     }
 
@@ -84,7 +72,7 @@ final class KeyStore: Sendable {
     /// A locked key answers `.locked` before any check. A right credential resets the count; a wrong
     /// one (secret or long secret) adds one, and the third in a row locks the key for good.
     /// - Throws: when a changed count cannot be stored; the count then stays as it was.
-    func key(keyId: String, credential: KeyCredential) throws -> KeyAnswer {
+    func key(keyId: String, credential: KeyCredential) throws -> Answer {
         guard let entry = try entry(for: keyId) else { return .missing }
         return try entry.record.withLockedValue { record in
             if record.locked { return .locked }
@@ -100,11 +88,11 @@ final class KeyStore: Sendable {
             try store(keyId: keyId, failures: failures, locked: locked)
             record.failures = failures
             record.locked = locked
-            return .wrongSecret
+            return .wrongSecret(failures: failures)
         }
     }
 
-    private func grant(_ record: KeyRecord, for credential: KeyCredential) throws -> KeyGrant? {
+    private func grant(_ record: Record, for credential: KeyCredential) throws -> KeyGrant? {
         switch credential {
         case .secret(let secret):
             let candidate = try verifier(of: secret, keyId: record.keyId, domain: Domain.secretVerifier)
@@ -129,14 +117,14 @@ final class KeyStore: Sendable {
     }
 
     /// The cache entry for `keyId`, read from SQLite on first use; `nil` for an unknown key.
-    private func entry(for keyId: String) throws -> KeyEntry? {
+    private func entry(for keyId: String) throws -> Entry? {
         if let entry = entries.withLockedValue({ $0[keyId] }) { return entry }
         let row = try state.database.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM key WHERE keyid = ?", arguments: [keyId])
         }
         guard let row else { return nil }
-        let loaded = KeyEntry(
-            KeyRecord(
+        let loaded = Entry(
+            Record(
                 keyId: row["keyid"],
                 key: row["key"],
                 secretVerifier: row["secret_verifier"],
@@ -182,24 +170,24 @@ final class KeyStore: Sendable {
     private func xor(_ lhs: Data, _ rhs: Data) -> Data {
         Data(zip(lhs, rhs).map { $0 ^ $1 })
     }
-}
 
-/// One key as stored.
-struct KeyRecord: Sendable {
-    let keyId: String
-    let key: Data
-    let secretVerifier: Data
-    let longSecretVerifier: Data
-    let sealedLongSecret: Data
-    var failures: Int
-    var locked: Bool
-}
+    /// One key as stored.
+    private struct Record: Sendable {
+        let keyId: String
+        let key: Data
+        let secretVerifier: Data
+        let longSecretVerifier: Data
+        let sealedLongSecret: Data
+        var failures: Int
+        var locked: Bool
+    }
 
-/// A key's record behind its own lock.
-final class KeyEntry: Sendable {
-    let record: NIOLockedValueBox<KeyRecord>
+    /// A key's record behind its own lock.
+    private final class Entry: Sendable {
+        let record: NIOLockedValueBox<Record>
 
-    init(_ record: KeyRecord) {
-        self.record = NIOLockedValueBox(record)
+        init(_ record: Record) {
+            self.record = NIOLockedValueBox(record)
+        }
     }
 }

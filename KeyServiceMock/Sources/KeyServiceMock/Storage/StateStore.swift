@@ -153,15 +153,6 @@ final class StateStore: Sendable {
     }
 }
 
-/// The state directory could not be used; the message says why.
-struct StateError: Error, CustomStringConvertible {
-    let description: String
-
-    init(_ description: String) {
-        self.description = description
-    }
-}
-
 /// Opens `path` and takes an exclusive advisory lock on it; `nil` when another process holds it.
 /// The kernel drops the lock when the process ends, kill -9 included.
 private func lockExclusively(_ path: String) -> Int32? {

@@ -1,0 +1,42 @@
+/// The discovery document (OpenID Connect Discovery 1.0 section 3).
+struct DiscoveryDocument: Encodable {
+    let issuer: String
+    let authorizationEndpoint: String
+    let tokenEndpoint: String
+    let jwksURI: String
+    let userinfoEndpoint: String
+    let revocationEndpoint: String
+    let endSessionEndpoint: String
+    let responseTypesSupported: [String]
+    let responseModesSupported: [String]
+    let grantTypesSupported: [String]
+    let subjectTypesSupported: [String]
+    let idTokenSigningAlgValuesSupported: [String]
+    let codeChallengeMethodsSupported: [String]
+    let tokenEndpointAuthMethodsSupported: [String]
+    let revocationEndpointAuthMethodsSupported: [String]
+    let scopesSupported: [String]
+    let claimsSupported: [String]
+    let authorizationResponseIssParameterSupported: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case issuer
+        case authorizationEndpoint = "authorization_endpoint"
+        case tokenEndpoint = "token_endpoint"
+        case jwksURI = "jwks_uri"
+        case userinfoEndpoint = "userinfo_endpoint"
+        case revocationEndpoint = "revocation_endpoint"
+        case endSessionEndpoint = "end_session_endpoint"
+        case responseTypesSupported = "response_types_supported"
+        case responseModesSupported = "response_modes_supported"
+        case grantTypesSupported = "grant_types_supported"
+        case subjectTypesSupported = "subject_types_supported"
+        case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
+        case codeChallengeMethodsSupported = "code_challenge_methods_supported"
+        case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
+        case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
+        case scopesSupported = "scopes_supported"
+        case claimsSupported = "claims_supported"
+        case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
+    }
+}

@@ -1,0 +1,45 @@
+/// Where every endpoint lives: the TIM KeyService v1 and Keycloak path layout, defined once.
+///
+/// Everything is below the issuer, `/auth/realms/{realm}`; the static members are paths relative
+/// to it, which ``path(_:)`` turns into the absolute path the router matches.
+struct Layout: Sendable {
+    /// `/auth/realms/{realm}`: the issuer's path below the server's base URL, without a trailing slash.
+    let issuerPath: String
+
+    /// The layout for `realm`, which must be unreserved characters only (no percent-encoding needed).
+    init(realm: String) {
+        issuerPath = "/auth/realms/\(realm)"
+    }
+
+    /// The absolute path of `relative`, a path below the issuer.
+    func path(_ relative: String) -> String {
+        issuerPath + "/" + relative
+    }
+
+    // MARK: Key service
+
+    /// The key service's base: `createkey` and `key` are below it.
+    static let keyService = "keyservice/v1"
+    /// Creates a key for a secret.
+    static let createKey = keyService + "/createkey"
+    /// Hands out a key for its secret or long secret.
+    static let key = keyService + "/key"
+
+    // MARK: OpenID Connect, at Keycloak's paths
+
+    /// The discovery document (OpenID Connect Discovery 1.0 section 4).
+    static let discovery = ".well-known/openid-configuration"
+    private static let openIDConnect = "protocol/openid-connect"
+    /// The authorization endpoint.
+    static let authorization = openIDConnect + "/auth"
+    /// The token endpoint.
+    static let token = openIDConnect + "/token"
+    /// The JSON Web Key Set.
+    static let certs = openIDConnect + "/certs"
+    /// The revocation endpoint (RFC 7009).
+    static let revocation = openIDConnect + "/revoke"
+    /// The end-session endpoint.
+    static let endSession = openIDConnect + "/logout"
+    /// The userinfo endpoint.
+    static let userinfo = openIDConnect + "/userinfo"
+}
