@@ -85,7 +85,8 @@ extension Auth {
                 verifier: pkce.verifier,
                 redirectURI: redirectURI.absoluteString
             )
-        } catch where error.isLoginExpired {
+        } catch {
+            guard error.isLoginExpired else { throw error }
             throw .openIDConnectFailed("the issuer refused the authorization code (invalid_grant)")
         }
         let userId = try userId(from: response, nonce: nonce)

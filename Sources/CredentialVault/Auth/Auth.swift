@@ -99,8 +99,10 @@ public actor Auth {
     }
 
     /// One refresh_token grant; a rotated refresh token is sealed into `envelope` (when given) before returning.
-    func redeem(_ refreshToken: RefreshToken, sealingIn envelope: UnlockedEnvelope?) async throws(VaultError) -> Redemption
-    {
+    func redeem(
+        _ refreshToken: RefreshToken,
+        sealingIn envelope: UnlockedEnvelope?
+    ) async throws(VaultError) -> Redemption {
         let endpoint = try await tokenEndpoint()
         let clock = ContinuousClock()
         let started = clock.now

@@ -14,7 +14,11 @@ extension VaultError {
 
     /// Device unlock is off or refused.
     static func deviceUnlockFailed(_ why: String) -> VaultError {
-        VaultError(.deviceUnlockFailed, "Device unlock failed: \(why). Log in with the password instead.", origin: .store)
+        VaultError(
+            .deviceUnlockFailed,
+            "Device unlock failed: \(why). Log in with the password instead.",
+            origin: .store
+        )
     }
 
     /// The user id is not one.

@@ -70,9 +70,17 @@ public final class URLSessionTransport: HTTPTransport {
         }
         switch outcome {
         case .timedOut:
-            throw TransportError(kind: .timedOut, host: host, reason: "no answer within \(Self.seconds(request.timeout))")
+            throw TransportError(
+                kind: .timedOut,
+                host: host,
+                reason: "no answer within \(Self.seconds(request.timeout))"
+            )
         case .answered(_, _, let error as URLError) where error.code == .timedOut:
-            throw TransportError(kind: .timedOut, host: host, reason: "no answer within \(Self.seconds(request.timeout))")
+            throw TransportError(
+                kind: .timedOut,
+                host: host,
+                reason: "no answer within \(Self.seconds(request.timeout))"
+            )
         case .answered(_, _, let error as URLError):
             throw TransportError(kind: .noResponse, host: host, reason: Self.reason(error))
         case .answered(_, _, _?):

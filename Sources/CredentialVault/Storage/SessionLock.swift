@@ -5,7 +5,8 @@ import Foundation
 /// the second redemption would revoke the whole token family.
 enum SessionLock {
     /// Waits until the session lock of `store` is free, then holds it until the returned lock is released.
-    static func acquire(in store: FileStore, timeout: Duration = .seconds(60)) async throws(VaultError) -> AdvisoryLock {
+    static func acquire(in store: FileStore, timeout: Duration = .seconds(60)) async throws(VaultError) -> AdvisoryLock
+    {
         try store.prepare()
         return try await AdvisoryLock.acquire(path: store.directory.path + "/.session.lock", timeout: timeout)
     }

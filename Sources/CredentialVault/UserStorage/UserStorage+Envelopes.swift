@@ -9,10 +9,8 @@ extension UserStorage {
         guard let existing = try store.read(name) else { return }
         do {
             _ = try Envelope.decode(existing, path: name)
-        } catch where error.kind == .unsupportedFormat {
-            throw error
         } catch {
-            return
+            if error.kind == .unsupportedFormat { throw error }
         }
     }
 

@@ -51,8 +51,8 @@ extension UserStorage {
             key = try await countingAttempts(userId: userId) { () async throws(VaultError) in
                 try await keyService.getKey(keyId: envelope.keyId, longSecret: longSecret)
             }
-        } catch where error.isWrongPassword {
-            throw .deviceUnlockFailed("the key service refused the device secret")
+        } catch {
+            throw error.isWrongPassword ? .deviceUnlockFailed("the key service refused the device secret") : error
         }
         logger.debug("the device secret opened the envelope")
         return try open(envelope, key: key, wrapKey: SecureBytes(wrapKeyData), longSecret: longSecret)

@@ -53,7 +53,8 @@ struct Logout: AsyncParsableCommand {
                 try await Progress.run("Revoking the refresh token...") {
                     try await context.auth.logout(clearUser: clearUser)
                 }
-            } catch let error as VaultError where clearUser && (error.kind == .revocationFailed || error.isNetworkError) {
+            } catch let error as VaultError where clearUser && (error.kind == .revocationFailed || error.isNetworkError)
+            {
                 let failure = CLIError.from(error)
                 throw CLIError(status: failure.status, description: "removed \(userId) from this device. \(failure)")
             }

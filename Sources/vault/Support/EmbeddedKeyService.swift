@@ -97,7 +97,8 @@ struct EmbeddedKeyService {
             return try await AdvisoryLock.acquire(path: path, timeout: .seconds(60)) {
                 Terminal.note("vault: waiting for another vault command that uses the embedded key service")
             }
-        } catch where error.kind == .lockTimeout {
+        } catch {
+            guard error.kind == .lockTimeout else { throw error }
             throw CLIError(
                 status: .unavailable,
                 description: "another vault command has used the embedded key service for a minute; try again"

@@ -41,18 +41,23 @@ enum ExitStatus: Int32, CaseIterable {
 }
 
 extension ExitStatus {
+    /// The statuses a library error can end in, by the question that leads to each, first match wins.
+    private static var byQuestion: [(question: KeyPath<VaultError, Bool>, status: ExitStatus)] {
+        [
+            (\.isKeyLocked, .keyLocked),
+            (\.isWrongPassword, .wrongPassword),
+            (\.isNotRegistered, .notRegistered),
+            (\.isLoginExpired, .loginExpired),
+            (\.isDeviceUnlockFailed, .deviceUnlockRefused),
+            (\.isNetworkError, .unavailable),
+            (\.isConfigurationError, .configuration),
+        ]
+    }
+
     /// The status of a library error, computed from its questions only: a kind the library adds later
     /// still lands on the right status when it answers a question, and on `failure` otherwise.
     init(_ error: VaultError) {
-        self =
-            if error.isKeyLocked { .keyLocked }
-            else if error.isWrongPassword { .wrongPassword }
-            else if error.isNotRegistered { .notRegistered }
-            else if error.isLoginExpired { .loginExpired }
-            else if error.isDeviceUnlockFailed { .deviceUnlockRefused }
-            else if error.isNetworkError { .unavailable }
-            else if error.isConfigurationError { .configuration }
-            else { .failure }
+        self = Self.byQuestion.first { error[keyPath: $0.question] }?.status ?? .failure
     }
 }
 
