@@ -31,12 +31,12 @@ let package = Package(
         .target(
             name: "VaultCrypto",
             dependencies: ["CSodium"],
-            swiftSettings: [.strictMemorySafety(), .enableUpcomingFeature("InternalImportsByDefault")]
+            // Every unsafe pointer use is marked `unsafe` (SE-0458): the only module that touches C memory.
+            swiftSettings: [.strictMemorySafety()]
         ),
         .target(
             name: "CredentialVault",
-            dependencies: ["VaultCrypto", .product(name: "Logging", package: "swift-log")],
-            swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
+            dependencies: ["VaultCrypto", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(
             name: "vault",
@@ -59,8 +59,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
-            path: "KeyServiceMock/Sources/KeyServiceMock",
-            swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
+            path: "KeyServiceMock/Sources/KeyServiceMock"
         ),
         .executableTarget(
             name: "keyservice-mock",
@@ -69,8 +68,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "KeyServiceMock/Sources/keyservice-mock",
-            swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
+            path: "KeyServiceMock/Sources/keyservice-mock"
         ),
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto"], resources: [.copy("Vectors")]),
         .testTarget(
@@ -95,5 +93,9 @@ for target in package.targets where target.type != .system {
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     // Imports are visible only in the files that write them (SE-0444).
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    // Imports are internal unless written `public import`: a module's API says which modules it shows (SE-0409).
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    // A nonisolated async function runs on its caller's actor unless marked `@concurrent` (SE-0461).
+    settings.append(.enableUpcomingFeature("NonisolatedNonsendingByDefault"))
     target.swiftSettings = settings
 }

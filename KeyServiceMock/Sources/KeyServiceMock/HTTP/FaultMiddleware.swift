@@ -19,7 +19,7 @@ struct FaultMiddleware: RouterMiddleware {
     func handle(
         _ request: Request,
         context: Context,
-        next: (Request, Context) async throws -> Response
+        next: @concurrent (Request, Context) async throws -> Response
     ) async throws -> Response {
         let path = request.uri.path
         let scope: FaultInjection.Scope? =

@@ -10,7 +10,7 @@ struct RequestLogMiddleware: RouterMiddleware {
     func handle(
         _ request: Request,
         context: Context,
-        next: (Request, Context) async throws -> Response
+        next: @concurrent (Request, Context) async throws -> Response
     ) async throws -> Response {
         context.logger.debug("request", metadata: ["method": "\(request.method)", "path": "\(request.uri.path)"])
         return try await next(request, context)

@@ -11,7 +11,7 @@ struct ServerErrorMiddleware: RouterMiddleware {
     func handle(
         _ request: Request,
         context: Context,
-        next: (Request, Context) async throws -> Response
+        next: @concurrent (Request, Context) async throws -> Response
     ) async throws -> Response {
         do {
             return try await next(request, context)
