@@ -25,8 +25,10 @@ struct ReadmeTests {
         return blocks
     }
 
-    @Test("the README's Swift block builds in a package that depends on this one, and runs against KeyServiceMock",
-        .timeLimit(.minutes(20)))
+    @Test(
+        "the README's Swift block builds in a package that depends on this one, and runs against KeyServiceMock",
+        .timeLimit(.minutes(20))
+    )
     func libraryExample() async throws {
         let readme = try String(contentsOf: Self.packageRoot.appending(path: "README.md"), encoding: .utf8)
         let blocks = Self.swiftBlocks(readme)
@@ -57,11 +59,15 @@ struct ReadmeTests {
         try Self.writeIfChanged(manifest, to: package.appending(path: "Package.swift"))
         try Self.writeIfChanged(blocks[0], to: sources.appending(path: "main.swift"))
 
+        // The example's own objects are always rebuilt (one file): an incremental build once linked a main.swift
+        // compiled against an earlier CredentialVault.
+        let scratch = work.appending(path: "scratch")
+        try? FileManager.default.removeItem(at: scratch.appending(path: "debug/readme_example.build"))
         let environment = ProcessInfo.processInfo.environment
         let build = try await CLISandbox.run(
             executable: URL(fileURLWithPath: "/usr/bin/env"),
             arguments: [
-                "swift", "build", "--package-path", package.path, "--scratch-path", work.appending(path: "scratch").path,
+                "swift", "build", "--package-path", package.path, "--scratch-path", scratch.path,
             ],
             stdin: "",
             environment: environment,
@@ -77,7 +83,7 @@ struct ReadmeTests {
             exampleEnvironment["ISSUER"] = server.issuer.absoluteString
             exampleEnvironment["TMPDIR"] = home.path
             let run = try await CLISandbox.run(
-                executable: work.appending(path: "scratch/debug/readme-example"),
+                executable: scratch.appending(path: "debug/readme-example"),
                 arguments: [],
                 stdin: "",
                 environment: exampleEnvironment,
