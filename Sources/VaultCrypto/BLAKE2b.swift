@@ -1,5 +1,4 @@
 internal import CSodium
-
 public import Foundation
 
 /// Keyed BLAKE2b (libsodium's `crypto_generichash`), used to derive keys and to keep verifiers.
@@ -88,28 +87,5 @@ public enum BLAKE2b {
             crypto_generichash_update(state, base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count)),
             cannotFail: "crypto_generichash_update"
         )
-    }
-}
-
-/// SHA-256 (libsodium's `crypto_hash_sha256`), for PKCE's S256 method (RFC 7636).
-public enum SHA256 {
-    /// The 32-byte SHA-256 digest of `data`.
-    public static func hash(_ data: Data) -> Data {
-        Sodium.ensureReady()
-        var digest = Data(count: Int(crypto_hash_sha256_BYTES))
-        unsafe digest.withUnsafeMutableBytes { out in
-            unsafe data.withUnsafeBytes { input in
-                // SHA-256 has no failure path: libsodium returns 0 whatever the input.
-                unsafe Sodium.check(
-                    crypto_hash_sha256(
-                        out.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                        input.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                        UInt64(input.count)
-                    ),
-                    cannotFail: "crypto_hash_sha256"
-                )
-            }
-        }
-        return digest
     }
 }

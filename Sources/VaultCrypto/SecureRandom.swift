@@ -1,5 +1,4 @@
 internal import CSodium
-
 public import Foundation
 
 /// Random bytes from the operating system's secure source (libsodium's `randombytes_buf`).

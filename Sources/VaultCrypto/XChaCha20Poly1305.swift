@@ -1,5 +1,4 @@
 internal import CSodium
-
 public import Foundation
 
 /// XChaCha20-Poly1305 authenticated encryption with associated data (IETF construction,

@@ -57,12 +57,11 @@ struct ReadmeTests {
 
             """
         try Self.writeIfChanged(manifest, to: package.appending(path: "Package.swift"))
-        try Self.writeIfChanged(blocks[0], to: sources.appending(path: "main.swift"))
+        // Written anew every run so the one file is always recompiled: an incremental build once linked a
+        // main.swift compiled against an earlier CredentialVault.
+        try Data(blocks[0].utf8).write(to: sources.appending(path: "main.swift"))
 
-        // The example's own objects are always rebuilt (one file): an incremental build once linked a main.swift
-        // compiled against an earlier CredentialVault.
         let scratch = work.appending(path: "scratch")
-        try? FileManager.default.removeItem(at: scratch.appending(path: "debug/readme_example.build"))
         let environment = ProcessInfo.processInfo.environment
         let build = try await CLISandbox.run(
             executable: URL(fileURLWithPath: "/usr/bin/env"),

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The commands that need no login, the embedded default and the demo.
-@Suite("vault: decode, config, embedded default, demo, help", .serialized)
+@Suite("vault: decode, config, embedded default, demo, help")
 struct ToolTests {
     static func base64URL(_ text: String) -> String {
         Data(text.utf8).base64EncodedString()

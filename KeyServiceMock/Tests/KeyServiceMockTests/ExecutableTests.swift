@@ -89,7 +89,7 @@ final class MockProcess: Sendable {
     }
 }
 
-@Suite("keyservice-mock, the executable, over real HTTP from another process", .serialized)
+@Suite("keyservice-mock, the executable, over real HTTP from another process")
 struct ExecutableTests {
     let http = HTTPClient()
 

@@ -10,16 +10,31 @@ import FoundationNetworking
 struct FaultInjectionTests {
     let http = HTTPClient()
 
-    @Test("delay holds the answer back, then answers normally")
+    @Test("delay holds the key service's answer back while other routes answer, then answers normally")
     func delay() async throws {
         try await KeyServiceMockServer.withServer { server async throws in
-            server.faults.set(.delay(.milliseconds(400)), for: .keyService)
+            server.faults.set(.delay(.seconds(3)), for: .keyService)
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
-            let started = ContinuousClock.now
-            let answer = try await calls.createKey(secret: "s3cret")
-            #expect(ContinuousClock.now - started >= .milliseconds(400))
+            let order = Order()
+            // Ordered, not timed: the discovery document (not delayed) is answered while createkey is held back.
+            async let delayed: HTTPAnswer = {
+                let answer = try await calls.createKey(secret: "s3cret")
+                await order.append("createkey")
+                return answer
+            }()
+            let discovery = try await http.get(server.issuer.appending(path: ".well-known/openid-configuration"))
+            await order.append("discovery")
+            let answer = try await delayed
+            #expect(discovery.status == 200)
             #expect(answer.status == 200)
+            #expect(await order.names == ["discovery", "createkey"])
         }
+    }
+
+    /// The order in which answers arrived.
+    private actor Order {
+        private(set) var names: [String] = []
+        func append(_ name: String) { names.append(name) }
     }
 
     @Test("dropConnection closes the connection with no HTTP answer, and counts nothing")

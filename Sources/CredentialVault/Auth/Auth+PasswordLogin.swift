@@ -32,10 +32,12 @@ extension Auth {
 
     /// Turns device unlock on for the open session's user with what the session already holds: no
     /// Argon2id and no key-service call (``UserStorage/enableDeviceUnlock(userId:password:)`` costs both).
-    /// - Throws: ``VaultError``: `.notLoggedIn` without a session, or after an OpenID Connect login whose
-    ///   refresh token has no password yet (call ``storeRefreshToken(withNewPassword:)`` first).
+    /// - Throws: ``VaultError`` `.notLoggedIn` without a session, and also (saying so) when the session keeps
+    ///   no unlocked envelope: after an OpenID Connect login with no password yet (call
+    ///   ``storeRefreshToken(withNewPassword:)`` first) or a login with `storeNewRefreshToken: false`.
     public func enableDeviceUnlock() async throws(VaultError) {
-        guard let envelope = session?.envelope else { throw .notLoggedIn }
+        guard let current = session else { throw .notLoggedIn }
+        guard let envelope = current.envelope else { throw .noUnlockedEnvelope }
         try await userStorage.enableDeviceUnlock(envelope)
     }
 

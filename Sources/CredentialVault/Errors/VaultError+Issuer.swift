@@ -16,6 +16,16 @@ extension VaultError {
         VaultError(.notLoggedIn, "Not logged in. Log in with the password first.", origin: .local)
     }
 
+    /// The session holds no unlocked envelope to work with.
+    static var noUnlockedEnvelope: VaultError {
+        VaultError(
+            .notLoggedIn,
+            "The session keeps no unlocked envelope: it began with storeNewRefreshToken: false, or with OpenID "
+                + "Connect before a password was set. Log in with the password (or set one) first.",
+            origin: .local
+        )
+    }
+
     /// The token endpoint answered an error status (other than `invalid_grant`).
     static func tokenRequestRefused(status: Int, errorCode: String?, host: String) -> VaultError {
         let code = errorCode.map { " (\(printable($0)))" } ?? ""

@@ -89,7 +89,8 @@ extension VaultError {
     static func lockTimeout(path: String, waited: Duration) -> VaultError {
         VaultError(
             .lockTimeout,
-            "Another process held the lock \(path) for \(waited.components.seconds) s; try again when it is done.",
+            "Another process held the lock \(path) for longer than \(waited.formatted(.units(allowed: [.seconds, .milliseconds]))); "
+                + "try again when it is done.",
             origin: .store
         )
     }

@@ -46,7 +46,9 @@ public actor UserStorage {
         let directory = directory ?? FileStore.defaultDirectory
         self.keyService = keyService
         store = FileStore(directory: directory)
-        self.deviceSecrets = deviceSecrets ?? FileDeviceSecretStore(directory: directory)
+        self.deviceSecrets = StoreAttributedDeviceSecrets(
+            base: deviceSecrets ?? FileDeviceSecretStore(directory: directory)
+        )
         self.opsLimit = opsLimit
         self.memLimitBytes = memLimitBytes
         self.now = now

@@ -7,7 +7,10 @@ import FoundationNetworking
 
 /// The harness and the real django-oauth-toolkit server behave as the interop tests assume,
 /// checked over real HTTP with nothing but URLSession.
-@Suite("django-oauth-toolkit harness", .serialized)
+///
+/// Serialized: each test starts its own django-oauth-toolkit (Python, SQLite migrations); several at once on
+/// two cores only slow each other down.
+@Suite("django-oauth-toolkit harness", .serialized, .needsDjangoOAuthToolkit)
 struct DjangoOAuthToolkitHarnessTests {
     @Test("OIDC discovery omits revocation_endpoint; the RFC 8414 document has it")
     func discoveryDocuments() async throws {

@@ -10,122 +10,106 @@ struct EnvelopeTamperingTests {
 
     @Test("flipping any byte of an envelope fails with a typed error and never yields another token")
     func everyByteFlip() async throws {
-        let vault = try await VaultFixture.start()
-        defer { Task { await vault.stop() } }
-        try await vault.storage.storeRefreshToken(token, withNewPassword: password)
-        let url = try vault.envelopeURL()
-        let original = try Data(contentsOf: url)
-        var outcomes: [String: Int] = [:]
+        try await VaultFixture.with { vault in
+            try await vault.storage.storeRefreshToken(token, withNewPassword: password)
+            let url = try vault.envelopeURL()
+            let original = try Data(contentsOf: url)
+            var outcomes: [String: Int] = [:]
 
-        for index in original.indices {
-            var changed = original
-            changed[index] ^= 0x01
-            try changed.write(to: url)
-            do {
-                let opened = try await vault.storage.getStoredRefreshToken(userId: token.userId, password: password)
-                Issue.record("byte \(index) flipped and the envelope still opened (same token: \(opened == token))")
-            } catch {
-                outcomes["\(Self.kind(of: error))", default: 0] += 1
-                if error.isWrongPassword {
-                    // A changed salt or cost derives another secret: the server counted a wrong attempt.
-                    // A right password resets the count, so later flips are not refused as locked.
-                    try original.write(to: url)
-                    _ = try await vault.storage.getStoredRefreshToken(userId: token.userId, password: password)
+            for index in original.indices {
+                var changed = original
+                changed[index] ^= 0x01
+                try changed.write(to: url)
+                do throws(VaultError) {
+                    let opened = try await vault.storage.getStoredRefreshToken(userId: token.userId, password: password)
+                    Issue.record("byte \(index) flipped and the envelope still opened (same token: \(opened == token))")
+                } catch {
+                    outcomes[error.kind.description, default: 0] += 1
+                    if error.isWrongPassword {
+                        // A changed salt or cost derives another secret: the server counted a wrong attempt.
+                        // A right password resets the count, so later flips are not refused as locked.
+                        try original.write(to: url)
+                        _ = try await vault.storage.getStoredRefreshToken(userId: token.userId, password: password)
+                    }
+                    #expect(!error.isKeyLocked, "byte \(index): the key locked")
                 }
-                #expect(!error.isKeyLocked, "byte \(index): the key locked")
             }
-        }
-        try original.write(to: url)
-        #expect(try await vault.storage.getStoredRefreshToken(userId: token.userId, password: password) == token)
-        #expect(outcomes.values.reduce(0, +) == original.count)
-        // Flips land in JSON syntax, in the header and in the sealed box: all three kinds of refusal occur.
-        #expect(outcomes["corrupt", default: 0] > 0)
-        #expect(outcomes["decrypt", default: 0] > 0)
-        #expect(outcomes.keys.count >= 3, "outcomes: \(outcomes)")
-    }
-
-    static func kind(of error: VaultError) -> String {
-        switch error {
-        case .storage(.encryptedStorageFailed(.failedToDecryptData)): "decrypt"
-        case .storage(.encryptedStorageFailed(.secureStorageFailed(.corruptRecord))): "corrupt"
-        case .storage(.encryptedStorageFailed(.secureStorageFailed(.unsupportedFormat))): "format"
-        case .storage(.encryptedStorageFailed(.unexpectedData)): "unexpected"
-        case .storage(.encryptedStorageFailed(.keyServiceFailed(.badPassword))): "wrong password"
-        case .storage(.encryptedStorageFailed(.keyServiceFailed(.keyMissing))): "key missing"
-        default: "other: \(error)"
+            try original.write(to: url)
+            #expect(try await vault.storage.getStoredRefreshToken(userId: token.userId, password: password) == token)
+            #expect(outcomes.values.reduce(0, +) == original.count)
+            // Flips land in JSON syntax, in the header and in the sealed box: all three kinds of refusal occur.
+            #expect(outcomes[VaultError.Kind.damagedRecord.description, default: 0] > 0)
+            #expect(outcomes[VaultError.Kind.envelopeDidNotOpen.description, default: 0] > 0)
+            #expect(outcomes.keys.count >= 3, "outcomes: \(outcomes)")
         }
     }
 
     @Test("a store directory or envelope others can read is refused with a clear error")
     func permissions() async throws {
-        let vault = try await VaultFixture.start()
-        defer { Task { await vault.stop() } }
-        try await vault.storage.storeRefreshToken(token, withNewPassword: password)
-        var info = stat()
-        #expect(stat(vault.directory.path, &info) == 0 && info.st_mode & 0o777 == 0o700)
-        let url = try vault.envelopeURL()
-        #expect(stat(url.path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        try await VaultFixture.with { vault in
+            try await vault.storage.storeRefreshToken(token, withNewPassword: password)
+            var info = stat()
+            #expect(stat(vault.directory.path, &info) == 0 && info.st_mode & 0o777 == 0o700)
+            let url = try vault.envelopeURL()
+            #expect(stat(url.path, &info) == 0 && info.st_mode & 0o777 == 0o600)
 
-        chmod(vault.directory.path, 0o755)
-        let directoryError = await #expect(throws: VaultError.self) {
-            try await vault.storage.getStoredRefreshToken(userId: token.userId, password: password)
-        }
-        guard
-            case .storage(.encryptedStorageFailed(.secureStorageFailed(.permissionsTooOpen(_, 0o755)))) = directoryError
-        else {
-            Issue.record("expected permissionsTooOpen, got \(String(describing: directoryError))")
-            return
-        }
-        #expect(directoryError?.description.contains("chmod") == true)
-        chmod(vault.directory.path, 0o700)
+            chmod(vault.directory.path, 0o755)
+            let directoryError = await #expect(throws: VaultError.self) {
+                try await vault.storage.getStoredRefreshToken(userId: token.userId, password: password)
+            }
+            #expect(directoryError?.kind == .permissionsTooOpen)
+            #expect(directoryError?.isStorageError == true)
+            #expect(directoryError?.description.contains(vault.directory.path) == true)
+            #expect(directoryError?.description.contains("755") == true)
+            #expect(directoryError?.description.contains("chmod") == true)
+            chmod(vault.directory.path, 0o700)
 
-        chmod(url.path, 0o644)
-        let fileError = await #expect(throws: VaultError.self) {
-            try await vault.storage.getStoredRefreshToken(userId: token.userId, password: password)
+            chmod(url.path, 0o644)
+            let fileError = await #expect(throws: VaultError.self) {
+                try await vault.storage.getStoredRefreshToken(userId: token.userId, password: password)
+            }
+            #expect(fileError?.kind == .permissionsTooOpen)
+            #expect(fileError?.description.contains(url.lastPathComponent) == true)
+            #expect(fileError?.description.contains("644") == true)
+            chmod(url.path, 0o600)
+            #expect(try await vault.storage.getStoredRefreshToken(userId: token.userId, password: password) == token)
         }
-        guard case .storage(.encryptedStorageFailed(.secureStorageFailed(.permissionsTooOpen(_, 0o644)))) = fileError
-        else {
-            Issue.record("expected permissionsTooOpen, got \(String(describing: fileError))")
-            return
-        }
-        chmod(url.path, 0o600)
-        #expect(try await vault.storage.getStoredRefreshToken(userId: token.userId, password: password) == token)
     }
 
     @Test("kill -9 during a store loop never leaves an unreadable envelope")
     func killDuringStores() async throws {
-        let vault = try await VaultFixture.start()
-        defer { Task { await vault.stop() } }
-        let loop = try BuiltProducts.executable("vault-store-loop")
-        var lastSeen = -1
-        for round in 0..<6 {
-            let process = Process()
-            process.executableURL = loop
-            process.arguments = [vault.server.keyServiceURL.absoluteString, vault.directory.path, token.userId]
-            let input = Pipe()
-            let output = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
-            try process.run()
-            input.fileHandleForWriting.write(Data("\(password)\n".utf8))
-            // Let it store a few times, then kill it at a moment that varies from round to round.
-            let lines = try await Self.readLines(from: output.fileHandleForReading, count: 3 + round)
-            try await Task.sleep(for: .milliseconds(3 * round + 1))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal)
-            let printed = lines.compactMap { Int($0.split(separator: " ").last ?? "") }.max() ?? 0
+        try await VaultFixture.with { vault in
+            let loop = try BuiltProducts.executable("vault-store-loop")
+            var lastSeen = -1
+            for round in 0..<6 {
+                let process = Process()
+                process.executableURL = loop
+                process.arguments = [vault.server.keyServiceURL.absoluteString, vault.directory.path, token.userId]
+                let input = Pipe()
+                let output = Pipe()
+                process.standardInput = input
+                process.standardOutput = output
+                try process.run()
+                input.fileHandleForWriting.write(Data("\(password)\n".utf8))
+                // Let it store a few times, then kill it at a moment that varies from round to round.
+                let lines = try await Self.readLines(from: output.fileHandleForReading, count: 3 + round)
+                try await Task.sleep(for: .milliseconds(3 * round + 1))
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                #expect(process.terminationReason == .uncaughtSignal)
+                let printed = lines.compactMap { Int($0.split(separator: " ").last ?? "") }.max() ?? 0
 
-            let opened = try await vault.storage.getStoredRefreshToken(userId: token.userId, password: password)
-            let number = Int(opened.token.split(separator: "-").last ?? "") ?? -1
-            // The envelope holds the last store reported durable or a later one, never an older or broken one.
-            #expect(number >= printed, "round \(round): opened \(number) after \(printed) was reported stored")
-            lastSeen = number
+                let opened = try await vault.storage.getStoredRefreshToken(userId: token.userId, password: password)
+                let number = Int(opened.token.split(separator: "-").last ?? "") ?? -1
+                // The envelope holds the last store reported durable or a later one, never an older or broken one.
+                #expect(number >= printed, "round \(round): opened \(number) after \(printed) was reported stored")
+                lastSeen = number
+            }
+            #expect(lastSeen >= 0)
+            // No temporary file survives the next locked operation.
+            _ = try await vault.storage.availableUserIds
+            #expect(try vault.storeFiles().filter { $0.hasPrefix(".tmp-") }.isEmpty)
         }
-        #expect(lastSeen >= 0)
-        // No temporary file survives the next locked operation.
-        _ = try await vault.storage.availableUserIds
-        #expect(try vault.storeFiles().filter { $0.hasPrefix(".tmp-") }.isEmpty)
     }
 
     static func readLines(from handle: FileHandle, count: Int) async throws -> [String] {

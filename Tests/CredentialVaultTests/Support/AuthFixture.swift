@@ -30,32 +30,42 @@ struct AuthFixture {
 
     static let password = "auth fixture password"
 
-    static func start(accessTokenLifetime: TimeInterval = 300, leeway: TimeInterval = 60) async throws -> AuthFixture {
+    /// Runs `body` against a fresh fixture, and stops the server and removes the store before returning,
+    /// whether `body` returns or throws.
+    static func with<Result>(
+        accessTokenLifetime: TimeInterval = 300,
+        leeway: TimeInterval = 60,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (AuthFixture) async throws -> Result
+    ) async throws -> Result {
         let clock = ManualClock()
         var mock = KeyServiceMockConfiguration()
         mock.now = clock.dateProvider
         mock.accessTokenLifetime = accessTokenLifetime
-        let server = try await KeyServiceMockServer.start(mock)
-        let root = try TemporaryDirectory.make()
-        let configuration = VaultConfiguration(
-            issuer: server.issuer,
-            clientId: "vault",
-            keyServiceURL: server.keyServiceURL,
-            storeDirectory: root.appending(path: "store"),
-            leeway: leeway,
-            opsLimit: VaultFixture.opsLimit,
-            memLimitBytes: VaultFixture.memLimitBytes,
-            now: clock.dateProvider
-        )
-        let transport = CountingTransport()
-        return AuthFixture(
-            server: server,
-            clock: clock,
-            root: root,
-            transport: transport,
-            configuration: configuration,
-            vault: try Vault(configuration: configuration, transport: transport)
-        )
+        return try await KeyServiceMockServer.withServer(mock) { server in
+            let root = try TemporaryDirectory.make()
+            defer { try? FileManager.default.removeItem(at: root) }
+            let configuration = VaultConfiguration(
+                issuer: server.issuer,
+                clientId: "vault",
+                keyServiceURL: server.keyServiceURL,
+                storeDirectory: root.appending(path: "store"),
+                leeway: leeway,
+                opsLimit: VaultFixture.opsLimit,
+                memLimitBytes: VaultFixture.memLimitBytes,
+                now: clock.dateProvider
+            )
+            let transport = CountingTransport()
+            let fixture = AuthFixture(
+                server: server,
+                clock: clock,
+                root: root,
+                transport: transport,
+                configuration: configuration,
+                vault: try Vault(configuration: configuration, transport: transport)
+            )
+            return try await body(fixture)
+        }
     }
 
     /// A second Vault on the same store, issuer and key service: the same app after a restart.
@@ -82,9 +92,9 @@ struct AuthFixture {
         return (response.status, String(decoding: response.body, as: UTF8.self))
     }
 
-    func stop() async {
-        await server.stop()
-        try? FileManager.default.removeItem(at: root)
+    /// The store directory's session lock file, which logins and refreshes hold.
+    var sessionLockPath: String {
+        root.appending(path: "store").standardizedFileURL.path + "/.session.lock"
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -343,4 +344,14 @@ func formEncode(_ fields: [String: String]) -> String {
             return "\(name)=\(value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value)"
         }
         .joined(separator: "&")
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Skips a suite that needs django-oauth-toolkit when `make test` could not build its venv (PyPI out of
+    /// reach) and said so in `CREDENTIAL_VAULT_SKIP_INTEROP`; the reason shows in the test report. Without that
+    /// variable a missing venv fails the suite, as before: only `make test` decides to skip, and CI never does.
+    static var needsDjangoOAuthToolkit: Self {
+        let reason = ProcessInfo.processInfo.environment["CREDENTIAL_VAULT_SKIP_INTEROP"] ?? ""
+        return .disabled(if: !reason.isEmpty, Comment(rawValue: "interop suite skipped: \(reason)"))
+    }
 }

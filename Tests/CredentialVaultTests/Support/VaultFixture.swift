@@ -14,23 +14,32 @@ struct VaultFixture {
     static let opsLimit: UInt64 = 2
     static let memLimitBytes: UInt64 = 19 << 20
 
-    static func start(_ configuration: KeyServiceMockConfiguration = .init()) async throws -> VaultFixture {
-        let server = try await KeyServiceMockServer.start(configuration)
-        let root = try TemporaryDirectory.make()
-        let directory = root.appending(path: "store")
-        let keyService = try HTTPKeyService(baseURL: server.keyServiceURL)
-        return VaultFixture(
-            server: server,
-            root: root,
-            directory: directory,
-            keyService: keyService,
-            storage: UserStorage(
-                keyService: keyService,
+    /// Runs `body` against a fresh fixture, and stops the server and removes the directory before returning,
+    /// whether `body` returns or throws.
+    static func with<Result>(
+        _ configuration: KeyServiceMockConfiguration = .init(),
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (VaultFixture) async throws -> Result
+    ) async throws -> Result {
+        try await KeyServiceMockServer.withServer(configuration) { server in
+            let root = try TemporaryDirectory.make()
+            defer { try? FileManager.default.removeItem(at: root) }
+            let directory = root.appending(path: "store")
+            let keyService = try HTTPKeyService(baseURL: server.keyServiceURL)
+            let fixture = VaultFixture(
+                server: server,
+                root: root,
                 directory: directory,
-                opsLimit: opsLimit,
-                memLimitBytes: memLimitBytes
+                keyService: keyService,
+                storage: UserStorage(
+                    keyService: keyService,
+                    directory: directory,
+                    opsLimit: opsLimit,
+                    memLimitBytes: memLimitBytes
+                )
             )
-        )
+            return try await body(fixture)
+        }
     }
 
     /// Another UserStorage on the same directory and key service (a second process would see the same).
@@ -41,11 +50,6 @@ struct VaultFixture {
             opsLimit: Self.opsLimit,
             memLimitBytes: Self.memLimitBytes
         )
-    }
-
-    func stop() async {
-        await server.stop()
-        try? FileManager.default.removeItem(at: root)
     }
 
     /// The files in the store directory, by name.
@@ -74,6 +78,16 @@ enum TemporaryDirectory {
         )
         guard let made = mkdtemp(&template) else { throw FixtureError("mkdtemp failed") }
         return URL(fileURLWithPath: String(cString: made))
+    }
+
+    /// Runs `body` with a new directory, removed before returning.
+    static func with<Result>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (URL) async throws -> Result
+    ) async throws -> Result {
+        let directory = try make()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try await body(directory)
     }
 }
 

@@ -1,0 +1,18 @@
+internal import CSodium
+public import Foundation
+
+/// Strict base64url (RFC 7515 section 2): the URL-safe alphabet, no padding, no whitespace,
+/// and no non-zero trailing bits, so every byte string has exactly one accepted encoding.
+public enum Base64URL {
+    /// Encodes `data` without padding.
+    public static func encode(_ data: Data) -> String {
+        unsafe data.withUnsafeBytes { unsafe Base64Codec.encode($0, variant: .urlSafeNoPadding) }
+    }
+
+    /// Decodes unpadded base64url.
+    /// - Throws: ``CryptoError/Code/invalidEncoding`` for padding, the standard alphabet's `+` or `/`,
+    ///   whitespace, a length of 1 mod 4, or non-zero trailing bits.
+    public static func decode(_ text: some StringProtocol) throws(CryptoError) -> Data {
+        try Base64Codec.decode(text, variant: .urlSafeNoPadding)
+    }
+}
