@@ -1,4 +1,5 @@
 import Foundation
+import KeyServiceMock
 import Testing
 
 #if canImport(Glibc)
@@ -47,13 +48,15 @@ final class MockProcess: Sendable {
         let handle = output.fileHandleForReading
         let line = try await withThrowingTaskGroup(of: String?.self) { group in
             group.addTask {
-                var buffer = Data()
-                while !buffer.contains(UInt8(ascii: "\n")) {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }
-                    buffer.append(chunk)
+                try await onOwnThread {
+                    var buffer = Data()
+                    while !buffer.contains(UInt8(ascii: "\n")) {
+                        let chunk = handle.availableData
+                        if chunk.isEmpty { break }
+                        buffer.append(chunk)
+                    }
+                    return String(decoding: buffer, as: UTF8.self).split(separator: "\n").first.map(String.init)
                 }
-                return String(decoding: buffer, as: UTF8.self).split(separator: "\n").first.map(String.init)
             }
             group.addTask {
                 try await Task.sleep(for: .seconds(30))
@@ -143,15 +146,18 @@ struct ExecutableTests {
     }
 
     @Test("--help lists the options the issue names")
-    func help() throws {
+    func help() async throws {
         let process = Process()
         process.executableURL = try MockProcess.executable
         process.arguments = ["--help"]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = try await onOwnThread {
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return text
+        }
         #expect(process.terminationStatus == 0)
         for option in [
             "--port", "--state-dir", "--realm", "--user", "--access-token-lifetime", "--id-token-lifetime",

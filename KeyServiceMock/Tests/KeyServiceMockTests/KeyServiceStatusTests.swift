@@ -98,7 +98,7 @@ struct KeyServiceStatusTests {
         configuration.logger = capture.logger(level: .warning)
         try await KeyServiceMockServer.withServer(configuration) { server async throws in
             // Another connection makes every insert fail, as a full disk would.
-            try runPython(
+            try await runPython(
                 """
                 import sqlite3, sys
                 db = sqlite3.connect(sys.argv[1])
@@ -213,11 +213,14 @@ func concurrentWrongAttempts(on base: URL, attempts: Int) async throws -> [Int: 
 }
 
 /// Runs a Python 3 program (for poking at the SQLite file from outside, as another process would).
-func runPython(_ program: String, arguments: [String]) throws {
+func runPython(_ program: String, arguments: [String]) async throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["python3", "-c", program] + arguments
     try process.run()
-    process.waitUntilExit()
-    try #require(process.terminationStatus == 0)
+    let status = try await onOwnThread {
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+    try #require(status == 0)
 }

@@ -89,7 +89,7 @@ struct WireFormatTests {
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
             let created = try await calls.newKey(secret: "s3cret")
             // Another connection makes every change of a count fail, as a full disk would.
-            try runPython(
+            try await runPython(
                 """
                 import sqlite3, sys
                 db = sqlite3.connect(sys.argv[1])

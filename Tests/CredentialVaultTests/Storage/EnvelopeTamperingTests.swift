@@ -95,7 +95,7 @@ struct EnvelopeTamperingTests {
                 let lines = try await Self.readLines(from: output.fileHandleForReading, count: 3 + round)
                 try await Task.sleep(for: .milliseconds(3 * round + 1))
                 kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                try await onOwnThread { process.waitUntilExit() }
                 #expect(process.terminationReason == .uncaughtSignal)
                 let printed = lines.compactMap { Int($0.split(separator: " ").last ?? "") }.max() ?? 0
 
@@ -113,19 +113,19 @@ struct EnvelopeTamperingTests {
     }
 
     static func readLines(from handle: FileHandle, count: Int) async throws -> [String] {
-        var buffer = Data()
-        var lines: [String] = []
-        let deadline = ContinuousClock.now + .seconds(30)
-        while lines.count < count {
-            guard ContinuousClock.now < deadline else { throw FixtureError("the store loop printed \(lines)") }
-            let chunk = handle.availableData
-            if chunk.isEmpty { throw FixtureError("the store loop ended early after \(lines)") }
-            buffer.append(chunk)
-            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                lines.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
-                buffer.removeSubrange(buffer.startIndex...newline)
+        try await onOwnThread {
+            var buffer = Data()
+            var lines: [String] = []
+            while lines.count < count {
+                let chunk = handle.availableData
+                if chunk.isEmpty { throw FixtureError("the store loop ended early after \(lines)") }
+                buffer.append(chunk)
+                while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                    lines.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
+                    buffer.removeSubrange(buffer.startIndex...newline)
+                }
             }
+            return lines
         }
-        return lines
     }
 }
