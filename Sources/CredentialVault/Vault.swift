@@ -24,6 +24,12 @@ public struct Vault: Sendable {
         userStorage = UserStorage(
             keyService: keyService,
             directory: configuration.storeDirectory,
+            binding: EnvelopeBinding(
+                issuer: configuration.issuer,
+                clientId: configuration.clientId,
+                keyServiceURL: configuration.keyServiceURL
+            ),
+            minimumPasswordLength: configuration.minimumPasswordLength,
             opsLimit: configuration.opsLimit,
             memLimitBytes: configuration.memLimitBytes,
             now: configuration.now,

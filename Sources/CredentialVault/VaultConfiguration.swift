@@ -26,6 +26,9 @@ public struct VaultConfiguration: Sendable {
     public var opsLimit: UInt64
     /// Argon2id memory for new passwords, in bytes.
     public var memLimitBytes: UInt64
+    /// The fewest characters a new password may have; at least 1 (an empty password is always refused).
+    /// Short PINs are reasonable: the key service locks the key after three wrong ones.
+    public var minimumPasswordLength: Int
     /// The clock; tests pass their own.
     public var now: @Sendable () -> Date
     /// Where the library says what it does: requests and decisions at debug, never a secret or a body.
@@ -53,6 +56,7 @@ public struct VaultConfiguration: Sendable {
         requestTimeout: TimeInterval = defaultRequestTimeout,
         opsLimit: UInt64 = Argon2idParameters.defaultOpsLimit,
         memLimitBytes: UInt64 = Argon2idParameters.defaultMemLimitBytes,
+        minimumPasswordLength: Int = 1,
         now: @escaping @Sendable () -> Date = { Date() },
         logger: Logger = Logger(label: "credential-vault")
     ) {
@@ -66,6 +70,7 @@ public struct VaultConfiguration: Sendable {
         self.requestTimeout = requestTimeout
         self.opsLimit = opsLimit
         self.memLimitBytes = memLimitBytes
+        self.minimumPasswordLength = minimumPasswordLength
         self.now = now
         self.logger = logger
     }

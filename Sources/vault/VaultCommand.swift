@@ -32,4 +32,10 @@ struct VaultCommand: AsyncParsableCommand {
             DeviceUnlock.self, Decode.self, Config.self, Demo.self,
         ]
     )
+
+    /// The entry point: the process is hardened (no core files) before any argument is parsed or secret read.
+    static func main() async {
+        ProcessHardening.apply()
+        await main(nil)
+    }
 }

@@ -113,6 +113,8 @@ extension Auth {
     /// Connect flow.
     public func storeRefreshToken(withNewPassword password: String) async throws(VaultError) {
         guard let current = session else { throw .notLoggedIn }
+        let lock = try await userStorage.sessionLock()
+        defer { withExtendedLifetime(lock) {} }
         let envelope = try await userStorage.sealUnderNewPassword(current.refreshToken, password: password)
         if session?.id == current.id { session?.envelope = envelope }
     }

@@ -38,6 +38,8 @@ extension Auth {
     public func enableDeviceUnlock() async throws(VaultError) {
         guard let current = session else { throw .notLoggedIn }
         guard let envelope = current.envelope else { throw .noUnlockedEnvelope }
+        let lock = try await userStorage.sessionLock()
+        defer { withExtendedLifetime(lock) {} }
         try await userStorage.enableDeviceUnlock(envelope)
     }
 

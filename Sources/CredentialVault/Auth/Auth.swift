@@ -78,13 +78,14 @@ public actor Auth {
             guard let current = session, current.id == id else { throw .notLoggedIn }
             var lock: AdvisoryLock?
             var refreshToken = current.refreshToken
+            var onDisk: Envelope?
             if let envelope = current.envelope {
                 lock = try await userStorage.sessionLock()
                 // Another process may have rotated the stored token meanwhile: the envelope is the truth.
-                refreshToken = try await userStorage.storedRefreshToken(in: envelope)
+                (refreshToken, onDisk) = try await userStorage.storedRefreshToken(in: envelope)
             }
             defer { withExtendedLifetime(lock) {} }
-            let redeemed = try await redeem(refreshToken, sealingIn: current.envelope)
+            let redeemed = try await redeem(refreshToken, sealingIn: current.envelope, onto: onDisk)
             guard session?.id == id else { throw .notLoggedIn }
             session?.refreshToken = redeemed.refreshToken
             keep(redeemed.accessToken, expiry: redeemed.expiry)
@@ -99,18 +100,25 @@ public actor Auth {
     }
 
     /// One refresh_token grant; a rotated refresh token is sealed into `envelope` (when given) before returning.
+    ///
+    /// The caller holds the session lock. The envelope on disk is read and checked before the request
+    /// (`onto`, when the caller already has it), so that between the answer and the fsync there is only
+    /// sealing and the write: a process killed in that window is the only way to lose a rotated token.
     func redeem(
         _ refreshToken: RefreshToken,
-        sealingIn envelope: UnlockedEnvelope?
+        sealingIn envelope: UnlockedEnvelope?,
+        onto onDisk: Envelope? = nil
     ) async throws(VaultError) -> Redemption {
         let endpoint = try await tokenEndpoint()
+        var prepared = onDisk
+        if let envelope, prepared == nil { prepared = try await userStorage.verifiedEnvelope(in: envelope) }
         let clock = ContinuousClock()
         let started = clock.now
         let response = try await endpoint.refresh(refreshToken.token)
         let answered = clock.now
         let rotated = response.refreshToken.map { RefreshToken(token: $0, userId: refreshToken.userId) }
-        if let rotated, rotated != refreshToken, let envelope {
-            try await userStorage.persist(rotated, in: envelope)
+        if let rotated, rotated != refreshToken, let envelope, let prepared {
+            try await userStorage.persist(rotated, onto: prepared, in: envelope)
         }
         configuration.logger.debug(
             "refresh_token grant answered",

@@ -69,10 +69,22 @@ extension VaultError {
     static func keyLocked(host: String?) -> VaultError {
         VaultError(
             .keyLocked,
-            "The key is locked after three wrong passwords in a row; not even the right password opens it now. "
-                + "Log in with OpenID Connect again and set a new password.",
+            "The key service says the key is locked (three wrong passwords in a row); not even the right password "
+                + "opens it now. Log in with OpenID Connect again and set a new password.",
             origin: .keyService,
             host: host
+        )
+    }
+
+    /// The third wrong password in a row on this device: worded as what this device knows.
+    static func keyLockedHere(host: String?) -> VaultError {
+        VaultError(
+            .keyLockedHere,
+            "Wrong password, the third in a row on this device. The key service locks the key on the third, so it "
+                + "is most likely locked now; if so, only a new OpenID Connect login and a new password help.",
+            origin: .keyService,
+            host: host,
+            httpStatus: 401
         )
     }
 

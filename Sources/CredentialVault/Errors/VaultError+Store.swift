@@ -21,6 +21,23 @@ extension VaultError {
         )
     }
 
+    /// The stored login belongs elsewhere.
+    static func bindingMismatch(userId: String, _ differences: [String]) -> VaultError {
+        VaultError(
+            .bindingMismatch,
+            "The login stored for '\(userId)' belongs to another place than this configuration: "
+                + differences.joined(separator: "; ")
+                + ". Nothing was sent. Use the configuration it was stored with, or log in with OpenID Connect "
+                + "again to store a login for this one.",
+            origin: .store
+        )
+    }
+
+    /// An empty password, or a new one under the minimum length.
+    static func invalidPassword(_ why: String) -> VaultError {
+        VaultError(.invalidPassword, "The password is not usable: \(why).", origin: .local)
+    }
+
     /// The user id is not one.
     static var invalidUserId: VaultError {
         VaultError(.invalidUserId, "The user id must be between 1 and 1024 bytes of UTF-8.", origin: .local)

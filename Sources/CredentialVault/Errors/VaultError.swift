@@ -11,6 +11,7 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
         enum Base: String, Hashable, Sendable {
             case wrongPassword
             case keyLocked
+            case keyLockedHere
             case keyMissing
             case serverRefused
             case unexpectedAnswer
@@ -37,6 +38,8 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
             case lockTimeout
             case cryptoFailed
             case cancelled
+            case bindingMismatch
+            case invalidPassword
         }
 
         let base: Base
@@ -49,6 +52,9 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
         public static let wrongPassword = Self(.wrongPassword)
         /// The key is locked after three wrong passwords in a row (HTTP 204 or 403, or the third 401).
         public static let keyLocked = Self(.keyLocked)
+        /// The third wrong password in a row on this device: the key service locks the key on the third, so it
+        /// is most likely locked now. What this device knows, not the key service's word (``keyLocked``).
+        public static let keyLockedHere = Self(.keyLockedHere)
         /// The key service does not know the envelope's key (HTTP 404).
         public static let keyMissing = Self(.keyMissing)
         /// A server answered with an HTTP status that is an error and has no meaning of its own here.
@@ -99,6 +105,10 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
         public static let lockTimeout = Self(.lockTimeout)
         /// Key derivation or encryption failed (usually: not enough memory for the envelope's Argon2id cost).
         public static let cryptoFailed = Self(.cryptoFailed)
+        /// The stored login belongs to another issuer, client or key service than the configuration names.
+        public static let bindingMismatch = Self(.bindingMismatch)
+        /// The password is empty, or a new password is shorter than the configured minimum.
+        public static let invalidPassword = Self(.invalidPassword)
         /// The task was cancelled while it waited.
         public static let cancelled = Self(.cancelled)
 
@@ -152,7 +162,14 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
     public var isWrongPassword: Bool { kind == .wrongPassword }
 
     /// The key is locked after three wrong passwords in a row; only a new login and a new password help.
-    public var isKeyLocked: Bool { kind == .keyLocked }
+    ///
+    /// True when the key service said so, and also for the third wrong password in a row seen on this device
+    /// (THP's behaviour: the key service locks on that one). ``isKeyLockConfirmed`` tells the two apart.
+    public var isKeyLocked: Bool { kind == .keyLocked || kind == .keyLockedHere }
+
+    /// The key service itself answered that the key is locked (TIM: HTTP 204 or 403). Decide to give up on a
+    /// login (delete it, say) on this, never on this device's count alone.
+    public var isKeyLockConfirmed: Bool { kind == .keyLocked }
 
     /// Any failure that came from the key service, network failures reaching it included.
     public var isKeyServiceError: Bool { origin == .keyService }
@@ -172,7 +189,7 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
 
     /// The configuration is unusable: an insecure or wrong URL, an issuer whose discovery fails, a bad setting.
     public var isConfigurationError: Bool {
-        kind == .insecureURL || kind == .invalidConfiguration || kind == .discoveryFailed
+        kind == .insecureURL || kind == .invalidConfiguration || kind == .discoveryFailed || kind == .bindingMismatch
     }
 
     /// The local store refused or failed: permissions, ownership, a damaged or newer record, a file-system call.

@@ -12,19 +12,29 @@ public struct HTTPRequest: Sendable {
     public var body: Data?
     /// Seconds to wait for the whole answer.
     public var timeout: TimeInterval
+    /// The most bytes of answer body to accept. A transport stops reading past it and throws a
+    /// ``TransportError`` of kind ``TransportError/Kind/answerTooLarge``, so a hostile or broken server
+    /// cannot make the library buffer an answer of any size.
+    public var maximumAnswerSize: Int
 
-    /// A request; `timeout` defaults to 15 seconds.
+    /// The default ``maximumAnswerSize``: 1 MiB. Every answer the library expects (key service, discovery,
+    /// token endpoint) is a few kilobytes.
+    public static let defaultMaximumAnswerSize = 1 << 20
+
+    /// A request; `timeout` defaults to 15 seconds, `maximumAnswerSize` to ``defaultMaximumAnswerSize``.
     public init(
         method: String,
         url: URL,
         headers: [String: String] = [:],
         body: Data? = nil,
-        timeout: TimeInterval = 15
+        timeout: TimeInterval = 15,
+        maximumAnswerSize: Int = HTTPRequest.defaultMaximumAnswerSize
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.maximumAnswerSize = maximumAnswerSize
     }
 }

@@ -4,8 +4,10 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
     /// Why no answer came back. New kinds may be added.
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
         enum Base: String, Hashable, Sendable {
+            case notConnected
             case noResponse
             case timedOut
+            case answerTooLarge
         }
 
         let base: Base
@@ -14,10 +16,16 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
             self.base = base
         }
 
-        /// The connection was refused, dropped or could not be made, or the answer was not HTTP.
+        /// No connection could be made (refused, the name does not resolve, no network): the request was
+        /// never sent, so sending it again cannot make the server act twice.
+        public static let notConnected = Self(.notConnected)
+        /// The connection was dropped or the answer was not HTTP: the request may have reached the server.
         public static let noResponse = Self(.noResponse)
         /// No answer in the time allowed. The request may have reached the server.
         public static let timedOut = Self(.timedOut)
+        /// An answer came, but its body is larger than the request's ``HTTPRequest/maximumAnswerSize``;
+        /// the transport stopped reading it.
+        public static let answerTooLarge = Self(.answerTooLarge)
 
         /// The kind's name.
         public var description: String { base.rawValue }

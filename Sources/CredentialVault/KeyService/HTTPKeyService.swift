@@ -4,7 +4,8 @@ public import VaultCrypto
 /// The TIM KeyService v1 wire protocol over HTTP, good against a real TIM deployment and KeyServiceMock.
 ///
 /// Every call is a POST of a flat JSON object to `{realmBase}/keyservice/v1/{createkey|key}`. A call is
-/// retried once, and only when no HTTP answer came back at all; any answer, even a 500, is final.
+/// retried once, and only when no connection could be made (the request never left); a dropped connection,
+/// a timeout and any answer, even a 500, are final, so one typo is never counted twice.
 public struct HTTPKeyService: KeyService {
     /// The base the call paths are appended to, ending in `/keyservice/v1/`.
     public let baseURL: URL
@@ -89,8 +90,11 @@ public struct HTTPKeyService: KeyService {
             do {
                 return try await transport.send(request)
             } catch {
-                // A timeout may have reached the server and counted an attempt: only "no answer at all" is retried.
-                if error.kind == .timedOut { throw .network(error, service: "the key service", origin: .keyService) }
+                // Only a request that never left is sent again: one that timed out or lost its connection may
+                // have reached the key service and counted a wrong password, and must not count it twice.
+                guard error.kind == .notConnected else {
+                    throw .network(error, service: "the key service", origin: .keyService)
+                }
                 lastError = error
             }
         }

@@ -3,10 +3,19 @@ import VaultCrypto
 
 /// One user's sealed refresh token as it lies on disk (JSON).
 ///
-/// The header (format, user id, key id, KDF parameters, salt) is the associated data of the
-/// XChaCha20-Poly1305 box, so editing any of it makes the envelope fail to open.
+/// Version 2 seals the token with a random data key that no password derives. That key is itself sealed
+/// twice: under the password path (`passwordWrap`: a key from the password's wrap key and the key
+/// service's key) and, with device unlock on, under the device path (`deviceWrap`: a key from a random
+/// device key and the key service's key). So nothing derived from the password is ever stored, and
+/// either path still needs the key service. The header (format, user, key id, KDF parameters, salt, the
+/// issuer, client and key service the token belongs to, creation time) is the associated data of every
+/// box, so editing any of it makes the envelope fail to open.
+///
+/// Version 1 (the token sealed with a key derived from the password's wrap key) still opens, and is
+/// rewritten as version 2 at the next successful login.
 struct Envelope: Codable, Sendable {
-    static let currentFormat = "credential-vault/v1"
+    static let version1 = "credential-vault/v1"
+    static let currentFormat = "credential-vault/v2"
     static let kdfAlgorithm = "argon2id13"
 
     struct KDF: Codable, Sendable {
@@ -16,26 +25,56 @@ struct Envelope: Codable, Sendable {
         var salt: String
     }
 
+    /// One XChaCha20-Poly1305 box, base64url.
+    struct Box: Codable, Sendable {
+        var nonce: String
+        var ciphertext: String
+
+        init(_ sealed: XChaCha20Poly1305.SealedBox) {
+            nonce = Base64URL.encode(sealed.nonce)
+            ciphertext = Base64URL.encode(sealed.ciphertext)
+        }
+
+        func open(key: SecureBytes, associatedData: Data) throws(CryptoError) -> SecureBytes {
+            let sealed = XChaCha20Poly1305.SealedBox(
+                nonce: try Base64URL.decode(nonce),
+                ciphertext: try Base64URL.decode(ciphertext)
+            )
+            return try XChaCha20Poly1305.open(sealed, key: key, associatedData: associatedData)
+        }
+    }
+
     var format: String
     var userId: String
     var keyId: String
     var kdf: KDF
+    /// Where the token belongs (version 2; nil when the storage was made without a binding).
+    var binding: EnvelopeBinding?
+    /// The data key sealed under the password path (version 2).
+    var passwordWrap: Box?
+    /// The data key sealed under the device path, while device unlock is on (version 2).
+    var deviceWrap: Box?
     var nonce: String
     var ciphertext: String
     /// Unix seconds. Part of the associated data, so no byte of an envelope can change unnoticed.
     var createdAt: Int64
     var updatedAt: Int64
 
-    /// A new envelope holding `plaintext` sealed under `dataKey`.
+    var isVersion1: Bool { format == Self.version1 }
+
+    /// A new version 2 envelope holding `plaintext` sealed under a new random data key, which is sealed under
+    /// `passwordKey`.
+    /// - Returns: the envelope and its data key.
     static func seal(
         _ plaintext: SecureBytes,
         userId: String,
         keyId: String,
         parameters: Argon2idParameters,
-        dataKey: SecureBytes,
+        binding: EnvelopeBinding?,
+        passwordKey: SecureBytes,
         now: Date
-    ) throws(CryptoError) -> Envelope {
-        let header = Envelope(
+    ) throws(CryptoError) -> (envelope: Envelope, dataKey: SecureBytes) {
+        var header = Envelope(
             format: currentFormat,
             userId: userId,
             keyId: keyId,
@@ -45,31 +84,57 @@ struct Envelope: Codable, Sendable {
                 memLimitBytes: parameters.memLimitBytes,
                 salt: Base64URL.encode(parameters.salt)
             ),
+            binding: binding,
+            passwordWrap: nil,
+            deviceWrap: nil,
             nonce: "",
             ciphertext: "",
             createdAt: Int64(now.timeIntervalSince1970),
             updatedAt: Int64(now.timeIntervalSince1970)
         )
-        return try header.resealing(plaintext, dataKey: dataKey, now: now)
+        let dataKey = XChaCha20Poly1305.generateKey()
+        header.passwordWrap = Box(
+            try XChaCha20Poly1305.seal(dataKey, key: passwordKey, associatedData: header.keyAssociatedData)
+        )
+        return (try header.resealing(plaintext, dataKey: dataKey, now: now), dataKey)
     }
 
-    /// The same header with `plaintext` sealed anew (a fresh nonce) and `updatedAt` moved to `now`.
+    /// The same envelope with `plaintext` sealed anew under `dataKey` (a fresh nonce) and `updatedAt` moved
+    /// to `now`; the key boxes stay as they are.
     func resealing(_ plaintext: SecureBytes, dataKey: SecureBytes, now: Date) throws(CryptoError) -> Envelope {
         var copy = self
         copy.updatedAt = Int64(now.timeIntervalSince1970)
-        let box = try XChaCha20Poly1305.seal(plaintext, key: dataKey, associatedData: copy.associatedData)
+        let box = try XChaCha20Poly1305.seal(plaintext, key: dataKey, associatedData: copy.tokenAssociatedData)
         copy.nonce = Base64URL.encode(box.nonce)
         copy.ciphertext = Base64URL.encode(box.ciphertext)
         return copy
     }
 
-    /// The sealed plaintext, if `dataKey` is right and no byte of the envelope changed.
+    /// The sealed token, if `dataKey` is right and no byte of the header changed.
     func open(dataKey: SecureBytes) throws(CryptoError) -> SecureBytes {
-        let box = XChaCha20Poly1305.SealedBox(
-            nonce: try Base64URL.decode(nonce),
-            ciphertext: try Base64URL.decode(ciphertext)
-        )
-        return try XChaCha20Poly1305.open(box, key: dataKey, associatedData: associatedData)
+        let sealed = XChaCha20Poly1305.SealedBox(nonce: try Base64URL.decode(nonce), ciphertext: try Base64URL.decode(ciphertext))
+        return try XChaCha20Poly1305.open(sealed, key: dataKey, associatedData: tokenAssociatedData)
+    }
+
+    /// The data key from the password path (version 2).
+    func dataKey(passwordKey: SecureBytes) throws(CryptoError) -> SecureBytes {
+        guard let passwordWrap else { throw CryptoError(.authenticationFailed, "the envelope has no password box") }
+        return try passwordWrap.open(key: passwordKey, associatedData: keyAssociatedData)
+    }
+
+    /// The data key from the device path (version 2).
+    func dataKey(deviceWrapKey: SecureBytes) throws(CryptoError) -> SecureBytes {
+        guard let deviceWrap else { throw CryptoError(.authenticationFailed, "the envelope has no device box") }
+        return try deviceWrap.open(key: deviceWrapKey, associatedData: keyAssociatedData)
+    }
+
+    /// The same envelope with `dataKey` sealed under the device path (nil: device unlock off).
+    func withDeviceWrap(dataKey: SecureBytes, deviceWrapKey: SecureBytes?) throws(CryptoError) -> Envelope {
+        var copy = self
+        copy.deviceWrap = try deviceWrapKey.map { key throws(CryptoError) in
+            Box(try XChaCha20Poly1305.seal(dataKey, key: key, associatedData: keyAssociatedData))
+        }
+        return copy
     }
 
     /// The KDF parameters; strict decoding, validated before any work is done with them.
@@ -83,29 +148,70 @@ struct Envelope: Codable, Sendable {
         return parameters
     }
 
-    /// The associated data: every field but the box itself, each length-prefixed, so no two headers
-    /// give the same bytes.
-    var associatedData: Data {
-        var data = Data()
-        func field(_ bytes: Data) {
-            var length = UInt32(bytes.count).bigEndian
-            withUnsafeBytes(of: &length) { data.append(contentsOf: $0) }
-            data.append(bytes)
+    // MARK: Associated data
+
+    /// What the key boxes authenticate: every field that stays while the key stays, each length-prefixed so
+    /// no two headers give the same bytes.
+    var keyAssociatedData: Data {
+        var data = AssociatedData()
+        data.field(format)
+        data.field(userId)
+        data.field(keyId)
+        data.field(kdf.algorithm)
+        data.number(kdf.opsLimit)
+        data.number(kdf.memLimitBytes)
+        data.field(kdf.salt)
+        if let binding {
+            data.number(1)
+            data.field(binding.issuer)
+            data.field(binding.clientId)
+            data.field(binding.keyService)
+        } else {
+            data.number(0)
         }
-        func number(_ value: UInt64) {
-            var big = value.bigEndian
-            withUnsafeBytes(of: &big) { data.append(contentsOf: $0) }
+        data.number(UInt64(bitPattern: createdAt))
+        return data.bytes
+    }
+
+    /// What the token box authenticates: version 1's whole header, or version 2's key header and `updatedAt`.
+    var tokenAssociatedData: Data {
+        var data = AssociatedData()
+        if isVersion1 {
+            data.field(format)
+            data.field(userId)
+            data.field(keyId)
+            data.field(kdf.algorithm)
+            data.number(kdf.opsLimit)
+            data.number(kdf.memLimitBytes)
+            data.field(kdf.salt)
+            data.number(UInt64(bitPattern: createdAt))
+        } else {
+            data.field(keyAssociatedData)
         }
-        field(Data(format.utf8))
-        field(Data(userId.utf8))
-        field(Data(keyId.utf8))
-        field(Data(kdf.algorithm.utf8))
-        number(kdf.opsLimit)
-        number(kdf.memLimitBytes)
-        field(Data(kdf.salt.utf8))
-        number(UInt64(bitPattern: createdAt))
-        number(UInt64(bitPattern: updatedAt))
-        return data
+        data.number(UInt64(bitPattern: updatedAt))
+        return data.bytes
+    }
+
+    /// Length-prefixed fields and big-endian numbers.
+    private struct AssociatedData {
+        var bytes = Data()
+
+        mutating func field(_ text: String) {
+            field(Data(text.utf8))
+        }
+
+        mutating func field(_ value: Data) {
+            number32(UInt32(value.count))
+            bytes.append(value)
+        }
+
+        mutating func number(_ value: UInt64) {
+            withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+        }
+
+        private mutating func number32(_ value: UInt32) {
+            withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+        }
     }
 
     // MARK: Encoding
@@ -126,12 +232,17 @@ struct Envelope: Codable, Sendable {
         guard let probe = try? JSONDecoder().decode(FormatProbe.self, from: data) else {
             throw .damagedRecord(path: path, "not an envelope (no format field)")
         }
-        guard probe.format == currentFormat else { throw .unsupportedFormat(path: path, format: probe.format) }
+        guard probe.format == currentFormat || probe.format == version1 else {
+            throw .unsupportedFormat(path: path, format: probe.format)
+        }
         guard let envelope = try? JSONDecoder().decode(Envelope.self, from: data) else {
             throw .damagedRecord(path: path, "a field is missing or has the wrong type")
         }
         guard envelope.kdf.algorithm == kdfAlgorithm else {
-            throw .unsupportedFormat(path: path, format: "\(currentFormat) with KDF \(envelope.kdf.algorithm)")
+            throw .unsupportedFormat(path: path, format: "\(envelope.format) with KDF \(envelope.kdf.algorithm)")
+        }
+        guard envelope.isVersion1 || envelope.passwordWrap != nil else {
+            throw .damagedRecord(path: path, "the password box is missing")
         }
         return envelope
     }

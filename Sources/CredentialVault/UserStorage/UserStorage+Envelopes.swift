@@ -14,20 +14,13 @@ extension UserStorage {
         }
     }
 
+    /// The refresh token of a version 2 envelope whose data key is known.
     func open(
         _ envelope: Envelope,
-        key: KeyServiceKey,
-        wrapKey: SecureBytes,
-        longSecret: SecureBytes?
+        dataKey: SecureBytes,
+        key: KeyServiceKey
     ) throws(VaultError) -> (refreshToken: RefreshToken, envelope: UnlockedEnvelope) {
-        guard key.keyId == envelope.keyId else { throw .wrongKey }
-        let dataKey = try dataKey(wrapKey: wrapKey, serverKey: key.key)
-        let plaintext: SecureBytes
-        do {
-            plaintext = try envelope.open(dataKey: dataKey)
-        } catch {
-            throw .envelopeDidNotOpen
-        }
+        let plaintext = try crypto(.envelopeDidNotOpen) { () throws(CryptoError) in try envelope.open(dataKey: dataKey) }
         guard let token = plaintext.utf8String(), !token.isEmpty else {
             throw .unexpectedRecord("the sealed refresh token is not text")
         }
@@ -35,22 +28,81 @@ extension UserStorage {
             userId: envelope.userId,
             keyId: envelope.keyId,
             dataKey: dataKey,
-            wrapKey: wrapKey,
-            longSecret: longSecret
+            serverKey: key.key,
+            longSecret: key.longSecret
         )
         return (RefreshToken(token: token, userId: envelope.userId), unlocked)
     }
 
-    func dataKey(wrapKey: SecureBytes, serverKey: SecureBytes) throws(VaultError) -> SecureBytes {
-        do {
-            return try BLAKE2b.keyedHash(key: wrapKey, domain: Self.dataKeyDomain, message: serverKey)
-        } catch {
-            throw .wrongKey
+    /// Opens a version 1 envelope with the password's wrap key and writes it anew as version 2: a random data
+    /// key, sealed under the password path, the same key id and KDF parameters, this storage's binding. Device
+    /// unlock, when it was on, is set up again without the wrap key its version 1 file kept.
+    func upgrade(
+        _ old: Envelope,
+        wrapKey: SecureBytes,
+        key: KeyServiceKey
+    ) throws(VaultError) -> (refreshToken: RefreshToken, envelope: UnlockedEnvelope) {
+        let token = try crypto(.envelopeDidNotOpen) { () throws(CryptoError) in
+            try old.open(dataKey: try EnvelopeKeys.version1DataKey(wrapKey: wrapKey, serverKey: key.key))
+        }
+        guard let text = token.utf8String(), !text.isEmpty else {
+            throw .unexpectedRecord("the sealed refresh token is not text")
+        }
+        let parameters = try crypto(.unexpectedRecord("the envelope's key-derivation settings are unusable")) {
+            () throws(CryptoError) in try old.parameters()
+        }
+        let (envelope, dataKey) = try crypto(.cryptoFailed("sealing the refresh token failed")) {
+            () throws(CryptoError) in
+            try Envelope.seal(
+                token,
+                userId: old.userId,
+                keyId: old.keyId,
+                parameters: parameters,
+                binding: binding,
+                passwordKey: try EnvelopeKeys.password(wrapKey: wrapKey, serverKey: key.key),
+                now: now()
+            )
+        }
+        let hadDeviceUnlock = hasDeviceUnlock(userId: old.userId)
+        try store.withLock { () throws(VaultError) in
+            try store.write(envelope.encoded(), to: StoreFile.envelope.name(userId: old.userId))
+        }
+        let unlocked = UnlockedEnvelope(
+            userId: old.userId,
+            keyId: old.keyId,
+            dataKey: dataKey,
+            serverKey: key.key,
+            longSecret: key.longSecret
+        )
+        if hadDeviceUnlock {
+            // The version 1 device file holds password-derived bytes: it is replaced, or removed when it
+            // cannot be replaced.
+            if unlocked.longSecret != nil { try enableDeviceUnlock(unlocked) } else { try deviceSecrets.remove(for: old.userId) }
+        }
+        logger.debug("rewrote a version 1 envelope as version 2")
+        return (RefreshToken(token: text, userId: old.userId), unlocked)
+    }
+
+    /// Removes the envelope's device box, if any (device unlock off).
+    func removeDeviceBox(userId: String) throws(VaultError) {
+        let name = StoreFile.envelope.name(userId: userId)
+        try store.withLock { () throws(VaultError) in
+            guard let data = try store.read(name) else { return }
+            var envelope = try Envelope.decode(data, path: name)
+            guard envelope.deviceWrap != nil else { return }
+            envelope.deviceWrap = nil
+            try store.write(envelope.encoded(), to: name)
         }
     }
 
+    /// The user's envelope, refused before anything is sent when it belongs to another issuer, client or key
+    /// service than this storage's binding.
     func requireEnvelope(userId: String) throws(VaultError) -> Envelope {
         guard let envelope = try readEnvelope(userId: userId) else { throw .notRegistered(userId: userId) }
+        if let binding, let stored = envelope.binding {
+            let differences = stored.differences(from: binding)
+            guard differences.isEmpty else { throw .bindingMismatch(userId: userId, differences) }
+        }
         return envelope
     }
 
@@ -71,6 +123,14 @@ extension UserStorage {
         guard !userId.isEmpty, userId.utf8.count <= 1024 else { throw .invalidUserId }
     }
 
+    /// A new password: not empty, and at least ``minimumPasswordLength`` characters.
+    func checkNewPassword(_ password: String) throws(VaultError) {
+        guard !password.isEmpty else { throw .invalidPassword("it is empty") }
+        guard password.count >= minimumPasswordLength else {
+            throw .invalidPassword("a new password needs at least \(minimumPasswordLength) characters")
+        }
+    }
+
     /// Argon2id's 64 bytes: the first half is sent (as the key-service secret), the second never leaves.
     func deriveSecrets(
         _ password: String,
@@ -85,7 +145,8 @@ extension UserStorage {
     }
 
     /// Runs a `key` call and keeps the count of wrong secrets in a row: a success resets it, a 401 raises
-    /// it, and the 401 that reaches ``attemptsBeforeLock`` is reported as the lock it caused.
+    /// it, and the 401 that reaches ``attemptsBeforeLock`` is reported as the lock it most likely caused
+    /// (`.keyLockedHere`: this device's count, not the key service's word).
     func countingAttempts(
         userId: String,
         _ call: () async throws(VaultError) -> KeyServiceKey
@@ -106,7 +167,7 @@ extension UserStorage {
                 return previous + 1
             }
             logger.debug("the key service refused the secret", metadata: ["wrongInARow": "\(count)"])
-            throw count >= Self.attemptsBeforeLock ? .keyLocked(host: error.host) : error
+            throw count >= Self.attemptsBeforeLock ? .keyLockedHere(host: error.host) : error
         case .failure(let error):
             throw error
         }
@@ -115,5 +176,10 @@ extension UserStorage {
     /// Runs a key-service call; whatever it throws is the key service's error.
     func keyServiceCall<T>(_ body: () async throws(VaultError) -> T) async throws(VaultError) -> T {
         do { return try await body() } catch { throw error.attributed(to: .keyService) }
+    }
+
+    /// Runs a crypto step; its failure is `error` (the words a caller can act on, never the crypto detail).
+    func crypto<T>(_ failure: VaultError, _ body: () throws(CryptoError) -> T) throws(VaultError) -> T {
+        do { return try body() } catch { throw failure }
     }
 }

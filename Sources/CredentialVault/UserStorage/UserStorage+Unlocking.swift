@@ -3,12 +3,17 @@ import Logging
 import VaultCrypto
 
 /// The seam ``Auth`` uses: unlocking an envelope once, then sealing rotated tokens with what it holds.
+///
+/// None of these takes the session lock: the caller holds it (``Auth`` across a whole login or refresh, the
+/// public methods of ``UserStorage`` around each call).
 extension UserStorage {
-    /// Opens the user's envelope with `password`: one Argon2id and one counted key-service attempt.
+    /// Opens the user's envelope with `password`: one Argon2id and one counted key-service attempt. A
+    /// version 1 envelope is rewritten as version 2 on the way.
     func unlock(
         userId: String,
         password: String
     ) async throws(VaultError) -> (refreshToken: RefreshToken, envelope: UnlockedEnvelope) {
+        guard !password.isEmpty else { throw .invalidPassword("it is empty") }
         let envelope = try requireEnvelope(userId: userId)
         let parameters: Argon2idParameters
         do {
@@ -23,8 +28,18 @@ extension UserStorage {
         let key = try await countingAttempts(userId: userId) { () async throws(VaultError) in
             try await keyService.getKey(keyId: envelope.keyId, secret: authSecret.base64URLEncoded())
         }
-        var opened = try open(envelope, key: key, wrapKey: wrapKey, longSecret: key.longSecret)
-        opened.envelope.timings = (keyDerivation: derived - started, keyService: clock.now - derived)
+        let finished = clock.now
+        guard key.keyId == envelope.keyId else { throw VaultError.wrongKey }
+        var opened: (refreshToken: RefreshToken, envelope: UnlockedEnvelope)
+        if envelope.isVersion1 {
+            opened = try upgrade(envelope, wrapKey: wrapKey, key: key)
+        } else {
+            let dataKey = try crypto(.envelopeDidNotOpen) { () throws(CryptoError) in
+                try envelope.dataKey(passwordKey: try EnvelopeKeys.password(wrapKey: wrapKey, serverKey: key.key))
+            }
+            opened = try open(envelope, dataKey: dataKey, key: key)
+        }
+        opened.envelope.timings = (keyDerivation: derived - started, keyService: finished - derived)
         logger.debug("the password opened the envelope")
         return opened
     }
@@ -40,9 +55,7 @@ extension UserStorage {
         guard let stored = try? JSONDecoder().decode(DeviceSecret.self, from: blob.copyToData()) else {
             throw .deviceUnlockFailed("its stored secret is damaged; enable it again")
         }
-        guard stored.format == DeviceSecret.currentFormat, stored.userId == userId, stored.keyId == envelope.keyId,
-            let wrapKeyData = try? Base64URL.decode(stored.wrapKey), wrapKeyData.count == 32
-        else {
+        guard stored.userId == userId, stored.keyId == envelope.keyId else {
             throw .deviceUnlockFailed("it was set up for an earlier password; enable it again")
         }
         let longSecret = SecureBytes(Data(stored.longSecret.utf8))
@@ -54,17 +67,48 @@ extension UserStorage {
         } catch {
             throw error.isWrongPassword ? .deviceUnlockFailed("the key service refused the device secret") : error
         }
+        guard key.keyId == envelope.keyId else { throw VaultError.wrongKey }
+        let refused = VaultError.deviceUnlockFailed("its secret no longer opens the stored login; enable it again")
+        let opened: (refreshToken: RefreshToken, envelope: UnlockedEnvelope)
+        switch stored.format {
+        case DeviceSecret.currentFormat:
+            guard let deviceKey = stored.deviceKey.flatMap({ (try? Base64URL.decode($0)).map { SecureBytes($0) } }),
+                !envelope.isVersion1
+            else { throw refused }
+            let dataKey = try crypto(refused) { () throws(CryptoError) in
+                try envelope.dataKey(deviceWrapKey: try EnvelopeKeys.device(deviceKey: deviceKey, serverKey: key.key))
+            }
+            opened = try open(envelope, dataKey: dataKey, key: key)
+        case DeviceSecret.version1:
+            // The last use of a password-derived byte kept on disk: it opens the envelope once, and device
+            // unlock is set up again without it.
+            guard let wrapKey = stored.wrapKey.flatMap({ (try? Base64URL.decode($0)).map { SecureBytes($0) } }) else {
+                throw refused
+            }
+            if envelope.isVersion1 {
+                opened = try upgrade(envelope, wrapKey: wrapKey, key: key)
+            } else {
+                let dataKey = try crypto(refused) { () throws(CryptoError) in
+                    try envelope.dataKey(passwordKey: try EnvelopeKeys.password(wrapKey: wrapKey, serverKey: key.key))
+                }
+                opened = try open(envelope, dataKey: dataKey, key: key)
+                try enableDeviceUnlock(opened.envelope)
+            }
+        default:
+            throw .deviceUnlockFailed("its stored secret has a format this version cannot read; enable it again")
+        }
         logger.debug("the device secret opened the envelope")
-        return try open(envelope, key: key, wrapKey: SecureBytes(wrapKeyData), longSecret: longSecret)
+        return opened
     }
 
-    /// Seals `refreshToken` under a new password: a new salt, a new key at the key service, a new envelope,
-    /// written atomically. Turns device unlock off (it belonged to the old key).
+    /// Seals `refreshToken` under a new password: a new salt, a new key at the key service, a new envelope
+    /// with a new data key, written atomically. Turns device unlock off (it belonged to the old key).
     func sealUnderNewPassword(
         _ refreshToken: RefreshToken,
         password: String
     ) async throws(VaultError) -> UnlockedEnvelope {
         try Self.validate(userId: refreshToken.userId)
+        try checkNewPassword(password)
         let name = StoreFile.envelope.name(userId: refreshToken.userId)
         // Checked before a key is created at the key service, and again under the lock before writing.
         try store.withLock { () throws(VaultError) in try refuseUnreadableFormat(name) }
@@ -78,19 +122,17 @@ extension UserStorage {
         let key = try await keyServiceCall { () async throws(VaultError) in
             try await keyService.createKey(secret: authSecret.base64URLEncoded())
         }
-        let dataKey = try dataKey(wrapKey: wrapKey, serverKey: key.key)
-        let envelope: Envelope
-        do {
-            envelope = try Envelope.seal(
+        let (envelope, dataKey) = try crypto(.cryptoFailed("sealing the refresh token failed")) {
+            () throws(CryptoError) in
+            try Envelope.seal(
                 SecureBytes(Data(refreshToken.token.utf8)),
                 userId: refreshToken.userId,
                 keyId: key.keyId,
                 parameters: parameters,
-                dataKey: dataKey,
+                binding: binding,
+                passwordKey: try EnvelopeKeys.password(wrapKey: wrapKey, serverKey: key.key),
                 now: now()
             )
-        } catch {
-            throw .cryptoFailed("sealing the refresh token failed: \(error.reason)")
         }
         try store.withLock { () throws(VaultError) in
             try refuseUnreadableFormat(name)
@@ -104,7 +146,7 @@ extension UserStorage {
             userId: refreshToken.userId,
             keyId: key.keyId,
             dataKey: dataKey,
-            wrapKey: wrapKey,
+            serverKey: key.key,
             longSecret: key.longSecret
         )
     }
@@ -114,59 +156,87 @@ extension UserStorage {
         try await SessionLock.acquire(in: store)
     }
 
-    /// The refresh token stored now for the envelope's user, opened with its data key (no password, no key
-    /// service): another process may have rotated it since this session began.
-    func storedRefreshToken(in unlocked: UnlockedEnvelope) throws(VaultError) -> RefreshToken {
-        guard let envelope = try readEnvelope(userId: unlocked.userId), envelope.keyId == unlocked.keyId else {
-            throw .notRegistered(userId: unlocked.userId)
-        }
+    /// The envelope on disk now and the refresh token it holds, opened (and so checked, header included)
+    /// with the unlocked data key, no password, no key service: another process may have rotated the token
+    /// since this session began.
+    func storedRefreshToken(
+        in unlocked: UnlockedEnvelope
+    ) throws(VaultError) -> (refreshToken: RefreshToken, envelope: Envelope) {
+        let envelope = try verifiedEnvelope(in: unlocked)
         guard let token = (try? envelope.open(dataKey: unlocked.dataKey))?.utf8String() else {
             throw .envelopeDidNotOpen
         }
-        return RefreshToken(token: token, userId: unlocked.userId)
+        return (RefreshToken(token: token, userId: unlocked.userId), envelope)
     }
 
-    /// Seals `refreshToken` with the envelope's data key and writes it atomically, keeping the header.
-    /// Refuses when the envelope changed key meanwhile (a new password was set elsewhere).
-    func persist(_ refreshToken: RefreshToken, in unlocked: UnlockedEnvelope) throws(VaultError) {
+    /// The envelope on disk now, checked to be the one `unlocked` opened (same key id) and unchanged in any
+    /// byte its data key authenticates. Read before a refresh, so that after the answer only sealing and
+    /// the write remain.
+    func verifiedEnvelope(in unlocked: UnlockedEnvelope) throws(VaultError) -> Envelope {
+        let name = StoreFile.envelope.name(userId: unlocked.userId)
+        let envelope = try store.withLock { () throws(VaultError) -> Envelope in
+            guard let data = try store.read(name) else { throw .notRegistered(userId: unlocked.userId) }
+            return try Envelope.decode(data, path: name)
+        }
+        guard envelope.userId == unlocked.userId, envelope.keyId == unlocked.keyId else {
+            throw .damagedRecord(path: name, "a new password was set meanwhile")
+        }
+        guard (try? envelope.open(dataKey: unlocked.dataKey)) != nil else {
+            throw .damagedRecord(path: name, "it changed since this session opened it")
+        }
+        return envelope
+    }
+
+    /// Seals `refreshToken` into `envelope` (read by ``verifiedEnvelope(in:)`` under the same session lock)
+    /// and writes it: no other work between the token's arrival and the fsync.
+    func persist(
+        _ refreshToken: RefreshToken,
+        onto envelope: Envelope,
+        in unlocked: UnlockedEnvelope
+    ) throws(VaultError) {
         guard refreshToken.userId == unlocked.userId else {
             throw .unexpectedRecord("the token belongs to another user")
         }
+        let updated = try crypto(.cryptoFailed("sealing the refresh token failed")) { () throws(CryptoError) in
+            try envelope.resealing(SecureBytes(Data(refreshToken.token.utf8)), dataKey: unlocked.dataKey, now: now())
+        }
         try store.withLock { () throws(VaultError) in
-            let name = StoreFile.envelope.name(userId: unlocked.userId)
-            guard let data = try store.read(name) else { throw .damagedRecord(path: name, "it was removed") }
-            let envelope = try Envelope.decode(data, path: name)
-            guard envelope.keyId == unlocked.keyId, envelope.userId == unlocked.userId else {
-                throw .damagedRecord(path: name, "a new password was set meanwhile")
-            }
-            let updated: Envelope
-            do {
-                updated = try envelope.resealing(
-                    SecureBytes(Data(refreshToken.token.utf8)),
-                    dataKey: unlocked.dataKey,
-                    now: now()
-                )
-            } catch {
-                throw .cryptoFailed("sealing the refresh token failed")
-            }
-            try store.write(updated.encoded(), to: name)
+            try store.write(updated.encoded(), to: StoreFile.envelope.name(userId: unlocked.userId))
         }
         logger.debug("sealed a rotated refresh token")
     }
 
-    /// Keeps the unlocked envelope's long secret and wrap key on this device: no Argon2id, no key service.
+    /// Re-reads and checks the envelope, then seals `refreshToken` into it.
+    func persist(_ refreshToken: RefreshToken, in unlocked: UnlockedEnvelope) throws(VaultError) {
+        try persist(refreshToken, onto: try verifiedEnvelope(in: unlocked), in: unlocked)
+    }
+
+    /// Turns device unlock on from an unlocked envelope: a random device key seals the data key in the
+    /// envelope's device box, and the device keeps that key with the long secret. No Argon2id, no key
+    /// service, no password-derived byte.
     func enableDeviceUnlock(_ unlocked: UnlockedEnvelope) throws(VaultError) {
         guard let longSecret = unlocked.longSecret?.utf8String() else { throw .noLongSecret(host: nil) }
+        let deviceKey = XChaCha20Poly1305.generateKey()
+        let envelope = try verifiedEnvelope(in: unlocked)
+        let updated = try crypto(.cryptoFailed("sealing the device box failed")) { () throws(CryptoError) in
+            try envelope.withDeviceWrap(
+                dataKey: unlocked.dataKey,
+                deviceWrapKey: try EnvelopeKeys.device(deviceKey: deviceKey, serverKey: unlocked.serverKey)
+            )
+        }
+        try store.withLock { () throws(VaultError) in
+            try store.write(updated.encoded(), to: StoreFile.envelope.name(userId: unlocked.userId))
+        }
         let record = DeviceSecret(
             format: DeviceSecret.currentFormat,
             userId: unlocked.userId,
             keyId: unlocked.keyId,
             longSecret: longSecret,
-            wrapKey: unlocked.wrapKey.base64URLEncodedString()
+            deviceKey: deviceKey.base64URLEncodedString(),
+            wrapKey: nil
         )
         // Encoding a struct of strings cannot fail.
-        let blob = SecureBytes(try! JSONEncoder().encode(record))
-        try deviceSecrets.save(blob, for: unlocked.userId)
+        try deviceSecrets.save(SecureBytes(try! JSONEncoder().encode(record)), for: unlocked.userId)
         logger.debug("device unlock enabled")
     }
 }

@@ -4,24 +4,25 @@ public import VaultCrypto
 
 /// Encrypted refresh tokens per user (THP's `THPUserStorage`, TIM's multi-user `TIMDataStorage`).
 ///
-/// A password opens a user's refresh token only together with the key service:
-/// Argon2id turns the password into `authSecret` (sent to the key service, never the password) and
-/// `wrapKey` (kept); the data key is keyed BLAKE2b of the server's key under `wrapKey`; the token is
-/// sealed with XChaCha20-Poly1305 bound to the envelope header. Three wrong passwords in a row lock
-/// the key on the server for good.
+/// A password opens a user's refresh token only together with the key service: Argon2id turns the
+/// password into `authSecret` (sent to the key service, never the password) and `wrapKey` (kept in
+/// memory); the token is sealed with a random data key, and the data key is sealed under a key made from
+/// `wrapKey` and the key service's key. Every box is XChaCha20-Poly1305 bound to the envelope header. Three
+/// wrong passwords in a row lock the key on the server for good.
 ///
-/// Each method that takes a password costs one Argon2id derivation (about 0.1 s with the defaults),
-/// run off Swift's cooperative pool, and one key-service call.
+/// Each method that takes a password costs one Argon2id derivation (about 0.1 s with the defaults), run
+/// off Swift's cooperative pool, and one key-service call. Every method that changes a stored login holds
+/// the store's session lock, as ``Auth`` does for a login or a refresh, so processes never interleave.
 public actor UserStorage {
     /// The key service locks a key on the third wrong secret in a row, yet answers that attempt with a
-    /// plain 401; this many local failures in a row mean the key is now locked.
+    /// plain 401; this many failures in a row seen here mean the key is most likely locked now.
     static let attemptsBeforeLock = 3
-
-    static let dataKeyDomain = "credential-vault/v1/data-key"
 
     let keyService: any KeyService
     let store: FileStore
     let deviceSecrets: any DeviceSecretStore
+    let binding: EnvelopeBinding?
+    let minimumPasswordLength: Int
     let logger: Logger
     let opsLimit: UInt64
     let memLimitBytes: UInt64
@@ -32,12 +33,19 @@ public actor UserStorage {
     ///   - directory: default `$XDG_DATA_HOME/credential-vault`, else `~/.local/share/credential-vault`;
     ///     created with mode 0700; refused when others can read or write it.
     ///   - deviceSecrets: where device unlock keeps its secret; default a 0600 file in `directory`.
+    ///   - binding: the issuer, client and key service the stored tokens belong to; sealed into every
+    ///     envelope, and a stored login of another binding is refused before anything is sent. ``Vault``
+    ///     passes its configuration's; nil stores and checks none.
+    ///   - minimumPasswordLength: the fewest characters a new password may have (at least 1: an empty password
+    ///     is always refused). Short PINs are reasonable: the key service locks after three wrong ones.
     ///   - opsLimit, memLimitBytes: Argon2id cost for new passwords; existing envelopes keep their own.
     ///   - logger: decisions at debug level; never a secret.
     public init(
         keyService: any KeyService,
         directory: URL? = nil,
         deviceSecrets: (any DeviceSecretStore)? = nil,
+        binding: EnvelopeBinding? = nil,
+        minimumPasswordLength: Int = 1,
         opsLimit: UInt64 = Argon2idParameters.defaultOpsLimit,
         memLimitBytes: UInt64 = Argon2idParameters.defaultMemLimitBytes,
         now: @escaping @Sendable () -> Date = { Date() },
@@ -49,6 +57,8 @@ public actor UserStorage {
         self.deviceSecrets = StoreAttributedDeviceSecrets(
             base: deviceSecrets ?? FileDeviceSecretStore(directory: directory)
         )
+        self.binding = binding
+        self.minimumPasswordLength = max(1, minimumPasswordLength)
         self.opsLimit = opsLimit
         self.memLimitBytes = memLimitBytes
         self.now = now
@@ -62,12 +72,15 @@ public actor UserStorage {
 
     /// Seals `refreshToken` under a new password: a new salt, a new key at the key service, a new envelope.
     /// Replaces the user's earlier envelope and turns device unlock off (it belonged to the old key).
-    /// - Throws: ``VaultError``: key service, storage, or an existing record of a newer format.
+    /// - Throws: ``VaultError``: `.invalidPassword`, key service, storage, or an existing record of a newer
+    ///   format.
     public func storeRefreshToken(
         _ refreshToken: RefreshToken,
         withNewPassword password: String
     ) async throws(VaultError) {
-        _ = try await sealUnderNewPassword(refreshToken, password: password)
+        try await withSessionLock { () async throws(VaultError) in
+            _ = try await sealUnderNewPassword(refreshToken, password: password)
+        }
     }
 
     /// Seals `refreshToken` in the user's existing envelope, after the key service accepts `password`.
@@ -76,14 +89,18 @@ public actor UserStorage {
         _ refreshToken: RefreshToken,
         withExistingPassword password: String
     ) async throws(VaultError) {
-        let (_, envelope) = try await unlock(userId: refreshToken.userId, password: password)
-        try persist(refreshToken, in: envelope)
+        try await withSessionLock { () async throws(VaultError) in
+            let (_, envelope) = try await unlock(userId: refreshToken.userId, password: password)
+            try persist(refreshToken, in: envelope)
+        }
     }
 
     /// Opens the user's refresh token with `password`.
     /// - Throws: ``VaultError``; ask `isWrongPassword` (the key service said 401) and `isKeyLocked`.
     public func getStoredRefreshToken(userId: String, password: String) async throws(VaultError) -> RefreshToken {
-        try await unlock(userId: userId, password: password).refreshToken
+        try await withSessionLock { () async throws(VaultError) in
+            try await unlock(userId: userId, password: password).refreshToken
+        }
     }
 
     /// Opens the token with `oldPassword` and seals it again under `newPassword` (a new key).
@@ -93,10 +110,13 @@ public actor UserStorage {
         from oldPassword: String,
         to newPassword: String
     ) async throws(VaultError) {
-        let (token, _) = try await unlock(userId: userId, password: oldPassword)
-        let hadDeviceUnlock = hasDeviceUnlock(userId: userId)
-        let created = try await sealUnderNewPassword(token, password: newPassword)
-        if hadDeviceUnlock { try enableDeviceUnlock(created) }
+        try checkNewPassword(newPassword)
+        try await withSessionLock { () async throws(VaultError) in
+            let (token, _) = try await unlock(userId: userId, password: oldPassword)
+            let hadDeviceUnlock = hasDeviceUnlock(userId: userId)
+            let created = try await sealUnderNewPassword(token, password: newPassword)
+            if hadDeviceUnlock { try enableDeviceUnlock(created) }
+        }
     }
 
     // MARK: Users
@@ -124,18 +144,20 @@ public actor UserStorage {
 
     /// Deletes everything of `userId`: the envelope and the device-unlock secret. Nothing of the user
     /// remains in the store directory.
-    public func clear(userId: String) throws(VaultError) {
-        try deviceSecrets.remove(for: userId)
-        try store.withLock { () throws(VaultError) in
-            // A temporary file left by a killed writer may hold this user's envelope.
-            store.removeStaleTemporaryFiles()
-            for kind in StoreFile.allCases { try store.remove(kind.name(userId: userId)) }
+    public func clear(userId: String) async throws(VaultError) {
+        try await withSessionLock { () async throws(VaultError) in
+            try deviceSecrets.remove(for: userId)
+            try store.withLock { () throws(VaultError) in
+                // A temporary file left by a killed writer may hold this user's envelope.
+                store.removeStaleTemporaryFiles()
+                for kind in StoreFile.allCases { try store.remove(kind.name(userId: userId)) }
+            }
         }
         logger.debug("cleared a user's envelope and device secret")
     }
 
-    /// Wrong passwords in a row this device has seen for `userId` since the last success (0 when none);
-    /// three mean the key is locked. The count lives on the server; this is what is known here.
+    /// Wrong passwords in a row this device has seen for `userId` since the last success (0 when none).
+    /// The key service counts too, and its word is the one that locks; this is what is known here.
     public func consecutiveWrongPasswords(userId: String) -> Int {
         guard let data = try? store.read(StoreFile.attempts.name(userId: userId)) else { return 0 }
         return Int(String(decoding: data, as: UTF8.self)) ?? 0
@@ -143,19 +165,25 @@ public actor UserStorage {
 
     // MARK: Device unlock
 
-    /// Turns device unlock on: after the key service accepts `password`, keeps its long secret and the
-    /// wrap key on this device so ``getStoredRefreshTokenViaDeviceUnlock(userId:)`` needs no password.
+    /// Turns device unlock on: after the key service accepts `password`, keeps its long secret and a random
+    /// device key on this device, so ``getStoredRefreshTokenViaDeviceUnlock(userId:)`` needs no password.
+    /// Nothing derived from the password is kept.
     ///
     /// With a session open, ``Auth/enableDeviceUnlock()`` does the same without a second Argon2id or
     /// key-service call.
     public func enableDeviceUnlock(userId: String, password: String) async throws(VaultError) {
-        let (_, envelope) = try await unlock(userId: userId, password: password)
-        try enableDeviceUnlock(envelope)
+        try await withSessionLock { () async throws(VaultError) in
+            let (_, envelope) = try await unlock(userId: userId, password: password)
+            try enableDeviceUnlock(envelope)
+        }
     }
 
-    /// Turns device unlock off and forgets its secret.
-    public func disableDeviceUnlock(userId: String) throws(VaultError) {
-        try deviceSecrets.remove(for: userId)
+    /// Turns device unlock off: forgets its secret and removes the envelope's device box.
+    public func disableDeviceUnlock(userId: String) async throws(VaultError) {
+        try await withSessionLock { () async throws(VaultError) in
+            try deviceSecrets.remove(for: userId)
+            try removeDeviceBox(userId: userId)
+        }
     }
 
     /// Whether device unlock is on for `userId`.
@@ -166,6 +194,15 @@ public actor UserStorage {
     /// Opens the user's refresh token with the device secret instead of the password.
     /// - Throws: ``VaultError``; `isDeviceUnlockFailed` when it is off or refused, `isKeyLocked` when locked.
     public func getStoredRefreshTokenViaDeviceUnlock(userId: String) async throws(VaultError) -> RefreshToken {
-        try await unlockViaDeviceUnlock(userId: userId).refreshToken
+        try await withSessionLock { () async throws(VaultError) in
+            try await unlockViaDeviceUnlock(userId: userId).refreshToken
+        }
+    }
+
+    /// Runs `body` holding the store's session lock.
+    private func withSessionLock<T>(_ body: () async throws(VaultError) -> T) async throws(VaultError) -> T {
+        let lock = try await sessionLock()
+        defer { withExtendedLifetime(lock) {} }
+        return try await body()
     }
 }

@@ -47,11 +47,10 @@ struct Config: AsyncParsableCommand {
             }
             let width = rows.map(\.name.count).max() ?? 0
             for row in rows {
-                let value = row.setting.value ?? "-"
-                Terminal.output(
-                    row.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value + "  ("
-                        + row.setting.source.description + ")"
-                )
+                // Values and file paths come from the environment and the config file: controls escaped.
+                let value = Format.escapingControlCharacters(row.setting.value ?? "-")
+                let source = Format.escapingControlCharacters(row.setting.source.description)
+                Terminal.output(row.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(value)  (\(source))")
             }
             if settings.isEmbedded {
                 Terminal.output(

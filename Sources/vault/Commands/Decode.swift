@@ -51,9 +51,17 @@ struct Decode: AsyncParsableCommand {
             Terminal.output(Format.table(header))
             Terminal.output("Claims:")
             Terminal.output(Format.table(claims))
-            if let expiry = claims["exp"]?.dateValue {
-                let state = expiry <= Date() ? "expired" : "expires"
-                Terminal.output("It \(state) \(Format.localDate(expiry)).")
+            if let exp = claims["exp"] {
+                if let expiry = exp.dateValue {
+                    let state = expiry <= Date() ? "expired" : "expires"
+                    Terminal.output("It \(state) \(Format.localDate(expiry)).")
+                } else {
+                    // A present exp that is not a NumericDate is no statement about expiry: JWT(token:) refuses it.
+                    Terminal.output(
+                        "Its exp claim is malformed (\(Format.numericDateProblem(exp) ?? "not a NumericDate")): "
+                            + "its expiry is unknown, and the library refuses such a token."
+                    )
+                }
             } else {
                 Terminal.output("It has no expiry (no exp claim).")
             }

@@ -41,7 +41,7 @@ struct Logout: AsyncParsableCommand {
             }
             do {
                 _ = try await context.unlock(userId: userId, prompt: prompt)
-            } catch let error as VaultError where error.isKeyLocked && clearUser {
+            } catch let error as VaultError where error.isKeyLockConfirmed && clearUser {
                 try await context.userStorage.clear(userId: userId)
                 Terminal.output(
                     "The key of \(userId) is locked, so the login could not be revoked; it is removed from "

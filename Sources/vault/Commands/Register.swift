@@ -46,6 +46,7 @@ struct Register: AsyncParsableCommand {
         // From standard input the password is read first: a missing line fails before any login happens.
         let early = passwords.passwordStdin ? try Command.catching { try prompt.readNew() } : nil
         try await VaultContext.with(connection) { context in
+            if context.isEmbedded { Terminal.note(Self.embeddedLockoutNote) }
             let follow = unattended || context.isEmbedded
             let presenter: @Sendable (URL) async -> Void =
                 follow ? AuthorizationPresenter.unattended : AuthorizationPresenter.browser
@@ -87,6 +88,13 @@ struct Register: AsyncParsableCommand {
             }
         }
     }
+
+    /// Said once on every registration against the embedded default, before a password is chosen for it.
+    static let embeddedLockoutNote =
+        "vault: note: the embedded key service runs on this device, with its state on the same disk: its lockout "
+        + "after three wrong passwords does not protect against someone who has this device (with a copy of the "
+        + "disk, guesses are unlimited). For that protection, configure a real issuer and key service (--issuer, "
+        + "VAULT_ISSUER or the config file)."
 
     /// On a terminal a mistyped repetition gets two more chances: the OpenID Connect login is not lost.
     private func readNewPassword(_ prompt: PasswordPrompt) throws -> String {

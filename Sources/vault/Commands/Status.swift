@@ -7,8 +7,9 @@ struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the stored users: password set, device unlock, key locked as far as known.",
         discussion: """
-            Makes no network call: "locked" means this device saw three wrong passwords in a row; the key \
-            service is the judge (a wrong password typed on another device is not counted here).
+            Makes no network call: "likely locked" means this device saw three wrong passwords in a row, on \
+            which the key service locks the key; the key service is the judge (a wrong password typed on another \
+            device is not counted here, and a lost count file forgets).
             """
     )
 
@@ -48,25 +49,27 @@ struct Status: AsyncParsableCommand {
                 Terminal.output(Format.json(object))
                 return
             }
-            Terminal.output("issuer  \(issuer)")
-            Terminal.output("store   \(context.storeDirectory.path)")
+            // The issuer, the store and the user ids come from settings and the store: shown with controls escaped.
+            Terminal.output("issuer  \(Format.escapingControlCharacters(issuer))")
+            Terminal.output("store   \(Format.escapingControlCharacters(context.storeDirectory.path))")
             guard !rows.isEmpty else {
                 Terminal.output("no users stored: `vault register` logs in and sets a password")
                 return
             }
-            let width = max(rows.map(\.user.count).max() ?? 0, 4)
+            let users = rows.map { Format.escapingControlCharacters($0.user) }
+            let width = max(users.map(\.count).max() ?? 0, 4)
             Terminal.output(
                 "USER".padding(toLength: width, withPad: " ", startingAt: 0)
                     + "  PASSWORD  DEVICE UNLOCK  KEY"
             )
-            for row in rows {
+            for (row, user) in zip(rows, users) {
                 let key =
                     row.wrong >= 3
-                    ? "locked (3 wrong passwords in a row; `vault register` starts over)"
+                    ? "likely locked (3 wrong passwords in a row here; the key service decides)"
                     : row.wrong > 0
                         ? "\(row.wrong) wrong password\(row.wrong == 1 ? "" : "s") in a row" : "ok as far as known"
                 Terminal.output(
-                    row.user.padding(toLength: width, withPad: " ", startingAt: 0) + "  set       "
+                    user.padding(toLength: width, withPad: " ", startingAt: 0) + "  set       "
                         + (row.deviceUnlock ? "on " : "off") + "            " + key
                 )
             }

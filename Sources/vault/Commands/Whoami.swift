@@ -28,7 +28,8 @@ struct Whoami: AsyncParsableCommand {
             if json {
                 Terminal.output(Format.json(.object(token.claims)))
             } else {
-                Terminal.output("user \(token.userId) (unlocked with \(viaDevice ? "device unlock" : "the password"))")
+                let user = Format.escapingControlCharacters(token.userId)
+                Terminal.output("user \(user) (unlocked with \(viaDevice ? "device unlock" : "the password"))")
                 Terminal.output(Format.table(token.claims))
             }
         }

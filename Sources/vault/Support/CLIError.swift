@@ -24,12 +24,19 @@ struct CLIError: Error, CustomStringConvertible {
         let status = ExitStatus(error)
         let who = userId.map { " of \($0)" } ?? ""
         switch status {
+        case .keyLocked where error.isKeyLockConfirmed:
+            return CLIError(
+                status: status,
+                description: "the key service says the key\(who) is locked after three wrong passwords in a row; the "
+                    + "stored login can no longer be opened, not even with the right password. Run `vault register` "
+                    + "to log in with OpenID Connect again and set a new password."
+            )
         case .keyLocked:
             return CLIError(
                 status: status,
-                description: "the key\(who) is locked after three wrong passwords in a row; the stored login can no "
-                    + "longer be opened, not even with the right password. Run `vault register` to log in with "
-                    + "OpenID Connect again and set a new password."
+                description: "wrong password\(userId.map { " for \($0)" } ?? ""), the third in a row on this device: the "
+                    + "key service locks the key on the third, so it is most likely locked now. If the right password "
+                    + "is refused too, run `vault register` to log in with OpenID Connect again and set a new password."
             )
         case .wrongPassword:
             var message = "wrong password\(userId.map { " for \($0)" } ?? ""). Run the command again to retry"

@@ -35,16 +35,35 @@ enum Format {
         expiry.map { "until \(localDate($0))" } ?? "without an expiry"
     }
 
-    /// A two-column table of claims, sorted by name, dates in local time.
+    /// A two-column table of claims, sorted by name, dates in local time, names and values with their terminal
+    /// controls escaped (a claim is untrusted text).
     static func table(_ claims: [String: JSONValue]) -> String {
-        let width = min(claims.keys.map(\.count).max() ?? 0, 24)
-        return claims.keys.sorted().map { key in
+        let rows = claims.keys.sorted().map { key in
             let value = claims[key]!
             var shown = plain(value)
-            if dateClaims.contains(key), let date = value.dateValue { shown = localDate(date) }
-            return "  " + key.padding(toLength: max(width, key.count), withPad: " ", startingAt: 0) + "  " + shown
+            if dateClaims.contains(key) {
+                if let date = value.dateValue {
+                    shown = localDate(date)
+                } else if let problem = numericDateProblem(value) {
+                    shown += "  (malformed: \(problem))"
+                }
+            }
+            return (name: escapingControlCharacters(key), value: escapingControlCharacters(shown))
+        }
+        let width = min(rows.map(\.name.count).max() ?? 0, 24)
+        return rows.map { row in
+            "  " + row.name.padding(toLength: max(width, row.name.count), withPad: " ", startingAt: 0) + "  "
+                + row.value
         }
         .joined(separator: "\n")
+    }
+
+    /// Why `value` is not a NumericDate, in the words the library uses when `JWT(token:)` refuses one;
+    /// nil when it is one.
+    static func numericDateProblem(_ value: JSONValue) -> String? {
+        guard value.dateValue == nil else { return nil }
+        return value.doubleValue == nil
+            ? "not a JSON number (RFC 7519 NumericDate)" : "outside the years 1970 to 9999"
     }
 
     /// A value for a table: strings bare, arrays of strings space-separated, the rest as JSON.
@@ -57,11 +76,11 @@ enum Format {
         }
     }
 
-    /// Compact JSON with sorted keys; whole numbers without a fraction.
+    /// Compact JSON with sorted keys; whole numbers without a fraction; no raw terminal control in strings.
     static func json(_ value: JSONValue) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // A JSONValue holds only finite numbers, strings, Booleans, nulls, arrays and objects: encoding cannot fail.
-        return String(decoding: try! encoder.encode(value), as: UTF8.self)
+        return escapingControlCharacters(inJSON: String(decoding: try! encoder.encode(value), as: UTF8.self))
     }
 }

@@ -32,7 +32,7 @@ struct PasswordPrompt {
     {
         let first = try read(prompt)
         if fromStandardInput {
-            guard let second = Terminal.readLineFromStandardInput(), !second.isEmpty else { return first }
+            guard let second = try Self.readLine(), !second.isEmpty else { return first }
             guard second == first else { throw CLIError.usage("the two new passwords on standard input differ") }
             return first
         }
@@ -43,7 +43,7 @@ struct PasswordPrompt {
 
     private func readRaw(_ prompt: String) throws -> String {
         if fromStandardInput {
-            guard let line = Terminal.readLineFromStandardInput() else {
+            guard let line = try Self.readLine() else {
                 throw CLIError.usage("--password-stdin: standard input ended before a password line")
             }
             return line
@@ -81,12 +81,29 @@ struct PasswordPrompt {
         guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent) == 0 else {
             throw CLIError.other("cannot turn off echo on the terminal (errno \(errno))")
         }
-        // The prompt appears only once echo is off, so nothing typed after it can be echoed.
-        Terminal.writeError(prompt)
-        guard let line = Terminal.readLineFromStandardInput() else {
+        // The prompt appears only once echo is off, so nothing typed after it can be echoed. It may name the
+        // user, which comes from the issuer: its terminal controls are escaped.
+        Terminal.writeError(Format.escapingControlCharacters(prompt))
+        guard let line = try readLine() else {
             Terminal.writeError("\n")
             throw CLIError.usage("no password was typed (end of input)")
         }
         return line
+    }
+
+    /// One line of standard input as a password; nil at end of input.
+    ///
+    /// Bytes that are not UTF-8 are refused, not replaced: a lossy decoding turns different byte strings
+    /// (`ff fe fd` and `80 81 82`) into the same U+FFFD characters, so they would open the same login.
+    private static func readLine() throws -> String? {
+        guard var bytes = Terminal.readLineFromStandardInput() else { return nil }
+        defer { for index in bytes.indices { bytes[index] = 0 } }
+        guard let password = String(validating: bytes, as: UTF8.self) else {
+            throw CLIError.usage(
+                "the password is not valid UTF-8, so it was not used; set the terminal (or whatever writes to "
+                    + "standard input) to UTF-8"
+            )
+        }
+        return password
     }
 }

@@ -88,7 +88,8 @@ struct Settings {
     /// True when neither an issuer nor a key service is configured: `vault` then runs its own KeyServiceMock.
     var isEmbedded: Bool { issuer.value == nil && keyService.value == nil }
 
-    /// Resolves every setting; throws ``CLIError`` (configuration) for an unreadable or unknown config file.
+    /// Resolves every setting; throws ``CLIError`` (configuration) for an unreadable or unknown config file, or
+    /// one that others can write (``ConfigFile/contents(atPath:required:)``).
     init(options: ConnectionOptions, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         let explicitFile: Setting? =
             if let path = options.config {
@@ -163,12 +164,7 @@ struct Settings {
 
     /// The config file as a dictionary of strings; `scopes` may be an array, `timeout` a number.
     private static func readConfigFile(_ path: String, required: Bool) throws -> [String: String] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            if required || FileManager.default.fileExists(atPath: path) {
-                throw CLIError.configuration("cannot read the config file \(path)")
-            }
-            return [:]
-        }
+        guard let data = try ConfigFile.contents(atPath: path, required: required) else { return [:] }
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw CLIError.configuration("the config file \(path) is not a JSON object")
         }

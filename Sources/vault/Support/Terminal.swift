@@ -14,25 +14,32 @@ enum Terminal {
     /// Whether standard input is a terminal (a password can be asked for only then).
     static var stdinIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
 
-    /// Writes `text` and a newline to standard error.
+    /// Writes `text` and a newline to standard error, terminal controls escaped except line breaks: a message
+    /// may quote an issuer's answer or a setting.
     static func note(_ text: String) {
-        writeError(text + "\n")
+        writeError(Format.escapingControlCharacters(text, keepingNewlines: true) + "\n")
     }
 
-    /// Writes `text` to standard error as it is.
+    /// Writes `text` to standard error as it is (the prompt and the progress line; nothing untrusted).
     static func writeError(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
     }
 
-    /// Writes `text` and a newline to standard output, straight to the descriptor (no buffer to lose on exit).
+    /// Writes `text` and a newline to standard output, straight to the descriptor (no buffer to lose on exit),
+    /// terminal controls escaped except line breaks. JSON from ``Format/json(_:)`` holds none, so it is
+    /// written exactly.
     static func output(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        let safe = Format.escapingControlCharacters(text, keepingNewlines: true)
+        FileHandle.standardOutput.write(Data((safe + "\n").utf8))
     }
 
-    /// Reads one line from standard input, byte by byte so nothing after the newline is consumed;
-    /// nil at end of input. The trailing `\n` (and a `\r` before it) is dropped.
-    static func readLineFromStandardInput(limit: Int = 64 * 1024) -> String? {
+    /// Reads one line from standard input as bytes, one by one so nothing after the newline is consumed;
+    /// nil at end of input. The trailing `\n` (and a `\r` before it) is dropped. The caller zeroes the bytes
+    /// when they hold a secret.
+    static func readLineFromStandardInput(limit: Int = 64 * 1024) -> [UInt8]? {
         var bytes: [UInt8] = []
+        // One buffer for the whole line: growing it would leave copies of a password in freed memory.
+        bytes.reserveCapacity(limit)
         var byte: UInt8 = 0
         while bytes.count < limit {
             let count = read(STDIN_FILENO, &byte, 1)
@@ -48,8 +55,7 @@ enum Terminal {
             bytes.append(byte)
         }
         if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
-        defer { for index in bytes.indices { bytes[index] = 0 } }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 
     /// Reads all of standard input (up to `limit` bytes).

@@ -8,7 +8,7 @@ enum RedirectURI {
         guard let presentedParts = URLComponents(string: presented),
             let registeredParts = URLComponents(string: registered),
             registeredParts.scheme == "http", presentedParts.scheme == "http",
-            let host = registeredParts.host, isLoopback(host),
+            let host = registeredParts.host, Loopback.isRedirectHost(host),
             presentedParts.host == host,
             presentedParts.user == nil, presentedParts.password == nil, presentedParts.fragment == nil
         else { return false }
@@ -18,10 +18,6 @@ enum RedirectURI {
 
     static func isRegistered(_ presented: String, for client: MockClient) -> Bool {
         client.redirectURIs.contains { matches(presented, registered: $0) }
-    }
-
-    private static func isLoopback(_ host: String) -> Bool {
-        ["127.0.0.1", "[::1]", "::1", "localhost"].contains(host)
     }
 
     /// `uri` with `parameters` appended to its query, each name and value percent-encoded.

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import VaultCrypto
 
 /// Signs and verifies compact JWS tokens with the provider's Ed25519 key (alg EdDSA, RFC 8037).
@@ -17,17 +16,9 @@ struct TokenSigner: Sendable {
         encodedHeader = Base64URL.encode(Data(#"{"alg":"EdDSA","kid":"\#(keyId)","typ":"JWT"}"#.utf8))
     }
 
-    /// The signing key, from its seed in the database; a new one is made and stored on first start.
-    static func loadOrCreate(in state: StateStore) throws -> TokenSigner {
-        let seed: Data = try state.database.write { db in
-            if let seed = try Data.fetchOne(db, sql: "SELECT seed FROM signing_key WHERE id = 1") {
-                return seed
-            }
-            let seed = SecureRandom.bytes(count: 32)
-            try db.execute(sql: "INSERT INTO signing_key (id, seed) VALUES (1, ?)", arguments: [seed])
-            return seed
-        }
-        return TokenSigner(signingKey: try Ed25519SigningKey(seed: SecureBytes(seed)))
+    /// The signing key made from the state's seed (kept in its own file beside the pepper, or in memory).
+    init(state: StateStore) throws {
+        self.init(signingKey: try Ed25519SigningKey(seed: state.signingSeed))
     }
 
     /// The public key as a JSON Web Key Set.

@@ -1,0 +1,35 @@
+import NIOCore
+
+/// Who a request comes from, as far as a protocol without client identity can tell: the remote IP address.
+///
+/// An IPv4 client is its address; an IPv6 client is its /64 network, because one host commonly holds a
+/// whole /64 and could otherwise pick a fresh address per request. An IPv4-mapped IPv6 address counts as
+/// the IPv4 address it maps. Every client behind one NAT or proxy, and every process on this machine, is
+/// one client.
+struct ClientAddress: Hashable, Sendable, CustomStringConvertible {
+    /// The address (`192.0.2.7`) or network (`2001:db8:1:2::/64`), as text.
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+
+    /// The client behind `address`; a connection without an IP address (a Unix socket) is `unknown`.
+    init(_ address: SocketAddress?) {
+        switch address {
+        case .v4:
+            self.init(address?.ipAddress ?? "unknown")
+        case .v6(let v6):
+            var raw = v6.address.sin6_addr
+            let bytes = withUnsafeBytes(of: &raw) { Array($0) }
+            if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff {
+                self.init(bytes[12...].map(String.init).joined(separator: "."))
+            } else {
+                let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+                self.init(groups.joined(separator: ":") + "::/64")
+            }
+        default:
+            self.init("unknown")
+        }
+    }
+}

@@ -1,0 +1,35 @@
+public import Foundation
+
+/// Where a stored refresh token belongs: the issuer that issued it, the client it was issued to and the
+/// key service that holds its key. Sealed into the envelope's authenticated header, so a configuration
+/// that names another issuer, client or key service is refused before anything is sent anywhere.
+public struct EnvelopeBinding: Codable, Sendable, Hashable {
+    /// The issuer URL, as configured.
+    public let issuer: String
+    /// The client id at the issuer.
+    public let clientId: String
+    /// The key service's base URL, as configured.
+    public let keyService: String
+
+    /// The binding of `issuer`, `clientId` and `keyServiceURL`.
+    public init(issuer: URL, clientId: String, keyServiceURL: URL) {
+        self.issuer = Self.normalized(issuer)
+        self.clientId = clientId
+        keyService = Self.normalized(keyServiceURL)
+    }
+
+    /// The fields in which `other` differs from this binding, in words (empty when they are the same).
+    func differences(from other: EnvelopeBinding) -> [String] {
+        var differences: [String] = []
+        if issuer != other.issuer { differences.append("issuer \(issuer), not \(other.issuer)") }
+        if clientId != other.clientId { differences.append("client id \(clientId), not \(other.clientId)") }
+        if keyService != other.keyService { differences.append("key service \(keyService), not \(other.keyService)") }
+        return differences
+    }
+
+    /// One spelling per URL: a trailing slash does not make another issuer.
+    private static func normalized(_ url: URL) -> String {
+        let text = url.absoluteString
+        return text.hasSuffix("/") ? String(text.dropLast()) : text
+    }
+}

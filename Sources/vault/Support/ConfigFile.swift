@@ -1,0 +1,77 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reading the config file, which decides where `vault` sends a refresh token: only a file that nobody but
+/// its reader (or root) can change is read.
+enum ConfigFile {
+    /// The longest config file read; a real one is a few hundred bytes.
+    static let maximumSize = 1 << 20
+
+    /// The bytes of the config file at `path`; nil when it does not exist and is not `required`.
+    ///
+    /// The file is opened once and its owner and mode are checked on that open file (no window for a swap
+    /// between the check and the read).
+    /// - Throws: ``CLIError`` (configuration, exit 78) when the file cannot be read, is too large, is writable by
+    ///   its group or by others, or belongs to another user than the one running `vault` (root excepted).
+    static func contents(atPath path: String, required: Bool) throws -> Data? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            if (errno == ENOENT || errno == ENOTDIR) && !required { return nil }
+            throw CLIError.configuration("cannot read the config file \(path) (\(String(cString: strerror(errno))))")
+        }
+        let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw CLIError.configuration("the config file \(path) is not a regular file")
+        }
+        try checkOwnerAndMode(status, path: path)
+        let data: Data
+        do {
+            data = try file.read(upToCount: maximumSize + 1) ?? Data()
+        } catch {
+            throw CLIError.configuration("cannot read the config file \(path) (\(error.localizedDescription))")
+        }
+        guard data.count <= maximumSize else {
+            throw CLIError.configuration("the config file \(path) is larger than \(maximumSize >> 20) MiB")
+        }
+        return data
+    }
+
+    /// Whoever can write the config file can name another issuer and key service, and so receive the refresh
+    /// token at the next login: the file must be the user's own (or root's, who can change any file anyway)
+    /// and writable by its owner only.
+    private static func checkOwnerAndMode(_ status: stat, path: String) throws {
+        let user = geteuid()
+        if status.st_uid != user && status.st_uid != 0 {
+            throw CLIError.configuration(
+                "the config file \(path) belongs to another user (uid \(status.st_uid); you are uid \(user)), who "
+                    + "could point vault at another issuer and receive your refresh token. Replace it with a copy "
+                    + "of your own: cp \(shellQuoted(path)) \(shellQuoted(path + ".new")) && mv \(shellQuoted(path + ".new")) "
+                    + "\(shellQuoted(path))"
+            )
+        }
+        let writableByOthers = status.st_mode & (S_IWGRP | S_IWOTH)
+        guard writableByOthers == 0 else {
+            let who = writableByOthers == S_IWGRP ? "its group" : writableByOthers == S_IWOTH ? "others" : "its group and others"
+            let mode = String(status.st_mode & 0o7777, radix: 8)
+            throw CLIError.configuration(
+                "the config file \(path) is writable by \(who) (mode \(mode)): anyone who can write it could point "
+                    + "vault at another issuer and receive your refresh token. Run: chmod go-w \(shellQuoted(path))"
+            )
+        }
+    }
+
+    /// `path` as one shell word: as it is when it is plain, else in single quotes.
+    static func shellQuoted(_ path: String) -> String {
+        let plain = path.unicodeScalars.allSatisfy { scalar in
+            scalar.isASCII && (scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+                || "/._-+,:@%".unicodeScalars.contains(scalar))
+        }
+        return plain && !path.isEmpty ? path : "'" + path.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+    }
+}
