@@ -18,7 +18,8 @@ public struct Vault: Sendable {
         let keyService = try HTTPKeyService(
             baseURL: configuration.keyServiceURL,
             transport: transport,
-            timeout: configuration.requestTimeout
+            timeout: configuration.requestTimeout,
+            logger: configuration.logger
         )
         self.configuration = configuration
         userStorage = UserStorage(

@@ -4,7 +4,7 @@ import Testing
 /// A networked run leaves nothing in the user's home but the store: no URL cache folders.
 @Suite("vault leaves no URL cache in the home directory")
 struct CacheFolderTests {
-    @Test("register and token over HTTP leave no org.swift.foundation.URLCache folder of vault's")
+    @Test("register and token over HTTP leave no URL cache or cookie folder in the home or data directory")
     func noCacheFolder() async throws {
         try await withSandbox { sandbox in
             let register = try await sandbox.run(
@@ -14,9 +14,18 @@ struct CacheFolderTests {
             #expect(register.status == 0, "\(register.stderr)")
             let token = try await sandbox.run(["token", "--password-stdin"], stdin: "correct horse\n")
             #expect(token.status == 0, "\(token.stderr)")
-            let caches = sandbox.root.appending(path: "home/.cache/org.swift.foundation.URLCache")
-            let left = (try? FileManager.default.contentsOfDirectory(atPath: caches.path)) ?? []
-            #expect(!left.contains("vault"), "left behind: \(left)")
+            // Foundation makes a URL cache folder and a cookie folder (named after the binary's folder) for
+            // every session configuration; none of them may stay.
+            let home = sandbox.root.appending(path: "home")
+            let data = sandbox.root.appending(path: "data")
+            #expect(!FileManager.default.fileExists(atPath: home.appending(path: ".cache").path), "\(Self.tree(home))")
+            #expect(!FileManager.default.fileExists(atPath: home.appending(path: ".local").path), "\(Self.tree(home))")
+            #expect(!FileManager.default.fileExists(atPath: data.path), "\(Self.tree(data))")
         }
+    }
+
+    /// Every path below `root`, for a failure message.
+    static func tree(_ root: URL) -> [String] {
+        (FileManager.default.enumerator(atPath: root.path)?.allObjects as? [String]) ?? []
     }
 }

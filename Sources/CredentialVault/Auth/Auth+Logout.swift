@@ -39,10 +39,10 @@ extension Auth {
             body: Data(body.utf8),
             timeout: configuration.requestTimeout
         )
-        let host = url.host ?? url.absoluteString
+        let host = url.displayHost
         let response: HTTPResponse
         do {
-            response = try await transport.send(request)
+            response = try await transport.send(request, logger: configuration.logger)
         } catch {
             throw .revocationUnreachable(error)
         }

@@ -172,8 +172,12 @@ public actor Auth {
     public func metadata() async throws(VaultError) -> ProviderMetadata {
         if let metadataCache { return metadataCache }
         try Self.checkIssuer(configuration.issuer)
-        let metadata = try await Discovery(transport: transport, timeout: configuration.requestTimeout)
-            .metadata(for: configuration.issuer)
+        let metadata = try await Discovery(
+            transport: transport,
+            timeout: configuration.requestTimeout,
+            logger: configuration.logger
+        )
+        .metadata(for: configuration.issuer)
         configuration.logger.debug("discovered the issuer's endpoints", metadata: ["issuer": "\(metadata.issuer)"])
         metadataCache = metadata
         return metadata
@@ -189,7 +193,8 @@ public actor Auth {
             url: try await metadata().tokenEndpoint,
             clientId: configuration.clientId,
             transport: transport,
-            timeout: configuration.requestTimeout
+            timeout: configuration.requestTimeout,
+            logger: configuration.logger
         )
     }
 

@@ -19,7 +19,7 @@ extension VaultError {
     /// The session holds no unlocked envelope to work with.
     static var noUnlockedEnvelope: VaultError {
         VaultError(
-            .notLoggedIn,
+            .noUnlockedEnvelope,
             "The session keeps no unlocked envelope: it began with storeNewRefreshToken: false, or with OpenID "
                 + "Connect before a password was set. Log in with the password (or set one) first.",
             origin: .local

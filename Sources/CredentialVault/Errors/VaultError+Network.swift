@@ -12,6 +12,16 @@ extension VaultError {
                 host: error.host
             )
         }
+        if error.kind == .answerTooLarge {
+            // The server did answer: a broken or hostile one, which a retry will not change.
+            return VaultError(
+                .unexpectedAnswer,
+                "\(service.prefix(1).uppercased() + service.dropFirst()) at \(error.host) sent an unusable answer: "
+                    + "\(error.reason).",
+                origin: origin,
+                host: error.host
+            )
+        }
         return VaultError(
             .unreachable,
             "Could not reach \(service) at \(error.host): \(error.reason).",
@@ -24,10 +34,10 @@ extension VaultError {
     static func insecureURL(_ url: URL, role: String, origin: Origin) -> VaultError {
         VaultError(
             .insecureURL,
-            "Refusing \(role) \(url.absoluteString): secrets may only go over https, or plain http to a loopback "
+            "Refusing \(role) \(url.absoluteString.prefix(300)): secrets may only go over https, or plain http to a loopback "
                 + "address (127.0.0.1 or [::1]; the name localhost is not trusted for this).",
             origin: origin,
-            host: url.host
+            host: url.displayHost
         )
     }
 }

@@ -40,6 +40,7 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
             case cancelled
             case bindingMismatch
             case invalidPassword
+            case noUnlockedEnvelope
         }
 
         let base: Base
@@ -109,6 +110,9 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
         public static let bindingMismatch = Self(.bindingMismatch)
         /// The password is empty, or a new password is shorter than the configured minimum.
         public static let invalidPassword = Self(.invalidPassword)
+        /// The session keeps no unlocked envelope to work with (a login with `storeNewRefreshToken: false`, or an
+        /// OpenID Connect login before a password was set).
+        public static let noUnlockedEnvelope = Self(.noUnlockedEnvelope)
         /// The task was cancelled while it waited.
         public static let cancelled = Self(.cancelled)
 
@@ -191,6 +195,10 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
     public var isConfigurationError: Bool {
         kind == .insecureURL || kind == .invalidConfiguration || kind == .discoveryFailed || kind == .bindingMismatch
     }
+
+    /// Another process held a lock on the store (or on the embedded key service) for longer than the wait
+    /// allows; retrying later may help.
+    public var isLockTimeout: Bool { kind == .lockTimeout }
 
     /// The local store refused or failed: permissions, ownership, a damaged or newer record, a file-system call.
     public var isStorageError: Bool { origin == .store }

@@ -21,13 +21,13 @@ public struct HTTPRequest: Sendable {
     /// token endpoint) is a few kilobytes.
     public static let defaultMaximumAnswerSize = 1 << 20
 
-    /// A request; `timeout` defaults to 15 seconds, `maximumAnswerSize` to ``defaultMaximumAnswerSize``.
+    /// A request; `timeout` defaults to ``VaultConfiguration/defaultRequestTimeout``, `maximumAnswerSize` to ``defaultMaximumAnswerSize``.
     public init(
         method: String,
         url: URL,
         headers: [String: String] = [:],
         body: Data? = nil,
-        timeout: TimeInterval = 15,
+        timeout: TimeInterval = VaultConfiguration.defaultRequestTimeout,
         maximumAnswerSize: Int = HTTPRequest.defaultMaximumAnswerSize
     ) {
         self.method = method

@@ -15,6 +15,11 @@ import Darwin
 enum Loopback {
     /// Whether `host` is an IPv4 literal in 127.0.0.0/8 or the IPv6 literal ::1 (brackets allowed).
     static func isAddress(_ host: String) -> Bool {
+        // Only the characters of an IP literal: inet_pton stops at a NUL, so `127.0.0.1%00.attacker.example`
+        // must not get that far.
+        guard !host.isEmpty,
+            host.unicodeScalars.allSatisfy({ "0123456789abcdefABCDEF.:[]".unicodeScalars.contains($0) })
+        else { return false }
         var literal = host
         if literal.hasPrefix("["), literal.hasSuffix("]") { literal = String(literal.dropFirst().dropLast()) }
         var ipv4 = in_addr()
@@ -31,21 +36,5 @@ enum Loopback {
     /// Whether a redirect URI's host is loopback: a loopback literal, or `localhost` (RFC 8252 section 8.3).
     static func isRedirectHost(_ host: String) -> Bool {
         host.lowercased() == "localhost" || isAddress(host)
-    }
-}
-
-extension URL {
-    /// https, or http to a loopback IP literal: a URL the library may send secrets to.
-    var isSecureOrLoopback: Bool {
-        switch scheme?.lowercased() {
-        case "https": host?.isEmpty == false
-        case "http": host.map(Loopback.isAddress) ?? false
-        default: false
-        }
-    }
-
-    /// An http redirect URI on this machine, answered by the library's loopback listener.
-    var isLoopbackRedirect: Bool {
-        scheme?.lowercased() == "http" && (host.map(Loopback.isRedirectHost) ?? false)
     }
 }

@@ -14,35 +14,52 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// A transport with an ephemeral session of its own.
     public init() {
+        // This session keeps nothing on disk; Foundation's folders made for it are removed again.
+        let folders = Self.foundationFolders()
+        let existing = Set(folders.map(\.path).filter { FileManager.default.fileExists(atPath: $0) })
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
-        Self.removeUnusedCacheFolder()
+        Self.removeFoldersMade(since: existing, among: folders)
     }
 
-    /// swift-corelibs-foundation creates an on-disk URLCache folder (`~/.cache/org.swift.foundation.URLCache/
-    /// {process}`) whenever a session configuration is made, even an ephemeral one with no cache. This session
-    /// never caches, so the folder is removed again when it is empty: `rmdir` never removes anything in use.
-    private static func removeUnusedCacheFolder() {
+    /// The folders swift-corelibs-foundation makes for every session configuration, even an ephemeral one with
+    /// no cache and no cookies: `~/.cache/org.swift.foundation.URLCache/{process}` (URLCache) and
+    /// `$XDG_DATA_HOME/{bundle}` (cookie storage), with their parents. Deepest first.
+    private static func foundationFolders() -> [URL] {
         #if canImport(FoundationNetworking)
-        guard
-            let caches = try? FileManager.default.url(
-                for: .cachesDirectory,
-                in: .userDomainMask,
-                appropriateFor: nil,
-                create: false
-            )
-        else { return }
-        let name = (Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName)
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "\\", with: "_")
-            .replacingOccurrences(of: ":", with: "_")
-        let folder = caches.appending(path: "org.swift.foundation.URLCache")
-        rmdir(folder.appending(path: name).path)
-        rmdir(folder.path)
+        let manager = FileManager.default
+        func base(_ directory: FileManager.SearchPathDirectory) -> URL? {
+            try? manager.url(for: directory, in: .userDomainMask, appropriateFor: nil, create: false)
+        }
+        func usable(_ name: String) -> Bool { !name.isEmpty && name != "." && name != ".." && !name.contains("/") }
+        var folders: [URL] = []
+        if let caches = base(.cachesDirectory) {
+            let cache = caches.appending(path: "org.swift.foundation.URLCache")
+            let name = (Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName)
+                .replacingOccurrences(of: "\\", with: "_")
+                .replacingOccurrences(of: ":", with: "_")
+                .replacingOccurrences(of: "/", with: "_")
+            if usable(name) { folders.append(cache.appending(path: name)) }
+            folders += [cache, caches]
+        }
+        if let data = base(.applicationSupportDirectory) {
+            let name = Bundle.main.bundleURL.lastPathComponent
+            if usable(name) { folders.append(data.appending(path: name)) }
+            folders += [data, data.deletingLastPathComponent()]
+        }
+        return folders
+        #else
+        return []
         #endif
+    }
+
+    /// Removes the folders of ``foundationFolders()`` that were not there before this session was made, when
+    /// they are empty: `rmdir` removes nothing that holds a file, and nothing that existed before is touched.
+    private static func removeFoldersMade(since existing: Set<String>, among folders: [URL]) {
+        for folder in folders where !existing.contains(folder.path) { rmdir(folder.path) }
     }
 
     deinit {
@@ -54,7 +71,7 @@ public final class URLSessionTransport: HTTPTransport {
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         urlRequest.httpBody = request.body
-        let host = request.url.host ?? request.url.absoluteString
+        let host = request.url.displayHost
 
         // FoundationNetworking does not enforce the request's timeout on every path, and cancelling a task
         // from a Swift cancellation handler can deadlock it; so a dispatch timer cancels the task instead,

@@ -1,4 +1,5 @@
 public import Foundation
+public import Logging
 public import VaultCrypto
 
 /// The TIM KeyService v1 wire protocol over HTTP, good against a real TIM deployment and KeyServiceMock.
@@ -11,6 +12,7 @@ public struct HTTPKeyService: KeyService {
     public let baseURL: URL
     private let transport: any HTTPTransport
     private let timeout: TimeInterval
+    private let logger: Logger
 
     /// A client for `{server}/auth/realms/{realm}/keyservice/v1/`, the layout of TIM deployments.
     /// - Throws: ``VaultError`` `.insecureURL` unless the server is https or a loopback address.
@@ -18,10 +20,11 @@ public struct HTTPKeyService: KeyService {
         server: URL,
         realm: String,
         transport: any HTTPTransport = URLSessionTransport(),
-        timeout: TimeInterval = VaultConfiguration.defaultRequestTimeout
+        timeout: TimeInterval = VaultConfiguration.defaultRequestTimeout,
+        logger: Logger = Logger(label: "credential-vault")
     ) throws(VaultError) {
         let base = TIMLayout.keyServiceURL(issuer: TIMLayout.issuer(server: server, realm: realm))
-        try self.init(baseURL: base, transport: transport, timeout: timeout)
+        try self.init(baseURL: base, transport: transport, timeout: timeout, logger: logger)
     }
 
     /// A client for a key service whose v1 base URL is known (ending in `/keyservice/v1`).
@@ -29,7 +32,8 @@ public struct HTTPKeyService: KeyService {
     public init(
         baseURL: URL,
         transport: any HTTPTransport = URLSessionTransport(),
-        timeout: TimeInterval = VaultConfiguration.defaultRequestTimeout
+        timeout: TimeInterval = VaultConfiguration.defaultRequestTimeout,
+        logger: Logger = Logger(label: "credential-vault")
     ) throws(VaultError) {
         guard baseURL.isSecureOrLoopback else {
             throw .insecureURL(baseURL, role: "the key service", origin: .keyService)
@@ -37,6 +41,7 @@ public struct HTTPKeyService: KeyService {
         self.baseURL = baseURL.absoluteString.hasSuffix("/") ? baseURL : baseURL.appending(path: "")
         self.transport = transport
         self.timeout = timeout
+        self.logger = logger
     }
 
     public func createKey(secret: SecureBytes) async throws(VaultError) -> KeyServiceKey {
@@ -66,7 +71,7 @@ public struct HTTPKeyService: KeyService {
         let longsecret: String?
     }
 
-    private var host: String { baseURL.host ?? baseURL.absoluteString }
+    private var host: String { baseURL.displayHost }
 
     private func call(_ call: KeyServiceCall, _ body: Body) async throws(VaultError) -> KeyServiceKey {
         let encoder = JSONEncoder()
@@ -88,7 +93,7 @@ public struct HTTPKeyService: KeyService {
         var lastError: TransportError?
         for _ in 0..<2 {
             do {
-                return try await transport.send(request)
+                return try await transport.send(request, logger: logger)
             } catch {
                 // Only a request that never left is sent again: one that timed out or lost its connection may
                 // have reached the key service and counted a wrong password, and must not count it twice.

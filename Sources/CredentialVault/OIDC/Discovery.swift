@@ -1,9 +1,11 @@
 import Foundation
+import Logging
 
 /// Fetches and checks discovery documents: OpenID Connect Discovery 1.0, then RFC 8414 for what it omits.
 struct Discovery: Sendable {
     let transport: any HTTPTransport
     let timeout: TimeInterval
+    let logger: Logger
 
     private struct Document: Decodable {
         let issuer: String?
@@ -48,7 +50,8 @@ struct Discovery: Sendable {
         let response: HTTPResponse
         do {
             response = try await transport.send(
-                HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"], timeout: timeout)
+                HTTPRequest(method: "GET", url: url, headers: ["Accept": "application/json"], timeout: timeout),
+                logger: logger
             )
         } catch {
             throw .network(error, service: "the issuer", origin: .issuer)
@@ -56,12 +59,16 @@ struct Discovery: Sendable {
         guard response.status == 200 else {
             throw .discoveryFailed(
                 "\(url.absoluteString) answered HTTP \(response.status)",
-                host: url.host,
+                host: url.displayHost,
                 status: response.status
             )
         }
         guard let document = try? JSONDecoder().decode(Document.self, from: response.body) else {
-            throw .discoveryFailed("\(url.absoluteString) is not a discovery document", host: url.host, status: 200)
+            throw .discoveryFailed(
+                "\(url.absoluteString) is not a discovery document",
+                host: url.displayHost,
+                status: 200
+            )
         }
         return document
     }

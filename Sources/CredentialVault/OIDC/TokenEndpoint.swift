@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// The token endpoint: form-encoded POSTs of public-client grants.
 struct TokenEndpoint: Sendable {
@@ -6,6 +7,7 @@ struct TokenEndpoint: Sendable {
     let clientId: String
     let transport: any HTTPTransport
     let timeout: TimeInterval
+    let logger: Logger
 
     private struct Success: Decodable {
         let access_token: String
@@ -18,7 +20,7 @@ struct TokenEndpoint: Sendable {
         let error: String
     }
 
-    private var host: String { url.host ?? url.absoluteString }
+    private var host: String { url.displayHost }
 
     func refresh(_ refreshToken: String) async throws(VaultError) -> TokenResponse {
         try await post(["grant_type": "refresh_token", "refresh_token": refreshToken])
@@ -42,7 +44,7 @@ struct TokenEndpoint: Sendable {
         )
         let response: HTTPResponse
         do {
-            response = try await transport.send(request)
+            response = try await transport.send(request, logger: logger)
         } catch {
             throw .network(error, service: "the issuer's token endpoint", origin: .issuer)
         }

@@ -112,7 +112,10 @@ struct Envelope: Codable, Sendable {
 
     /// The sealed token, if `dataKey` is right and no byte of the header changed.
     func open(dataKey: SecureBytes) throws(CryptoError) -> SecureBytes {
-        let sealed = XChaCha20Poly1305.SealedBox(nonce: try Base64URL.decode(nonce), ciphertext: try Base64URL.decode(ciphertext))
+        let sealed = XChaCha20Poly1305.SealedBox(
+            nonce: try Base64URL.decode(nonce),
+            ciphertext: try Base64URL.decode(ciphertext)
+        )
         return try XChaCha20Poly1305.open(sealed, key: dataKey, associatedData: tokenAssociatedData)
     }
 

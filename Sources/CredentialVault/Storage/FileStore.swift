@@ -27,13 +27,7 @@ struct FileStore: Sendable {
     }
 
     /// `$XDG_DATA_HOME/credential-vault`, else `~/.local/share/credential-vault`.
-    static var defaultDirectory: URL {
-        let environment = ProcessInfo.processInfo.environment
-        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
-            return URL(fileURLWithPath: data).appending(path: "credential-vault")
-        }
-        return FileManager.default.homeDirectoryForCurrentUser.appending(path: ".local/share/credential-vault")
-    }
+    static var defaultDirectory: URL { DefaultStore.directory(environment: ProcessInfo.processInfo.environment) }
 
     /// Creates the directory (0700) when missing and refuses one that others can reach.
     func prepare() throws(VaultError) {

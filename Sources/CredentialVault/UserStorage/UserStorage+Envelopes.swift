@@ -20,7 +20,8 @@ extension UserStorage {
         dataKey: SecureBytes,
         key: KeyServiceKey
     ) throws(VaultError) -> (refreshToken: RefreshToken, envelope: UnlockedEnvelope) {
-        let plaintext = try crypto(.envelopeDidNotOpen) { () throws(CryptoError) in try envelope.open(dataKey: dataKey) }
+        let plaintext = try crypto(.envelopeDidNotOpen) { () throws(CryptoError) in try envelope.open(dataKey: dataKey)
+        }
         guard let token = plaintext.utf8String(), !token.isEmpty else {
             throw .unexpectedRecord("the sealed refresh token is not text")
         }
@@ -77,7 +78,11 @@ extension UserStorage {
         if hadDeviceUnlock {
             // The version 1 device file holds password-derived bytes: it is replaced, or removed when it
             // cannot be replaced.
-            if unlocked.longSecret != nil { try enableDeviceUnlock(unlocked) } else { try deviceSecrets.remove(for: old.userId) }
+            if unlocked.longSecret != nil {
+                try enableDeviceUnlock(unlocked)
+            } else {
+                try deviceSecrets.remove(for: old.userId)
+            }
         }
         logger.debug("rewrote a version 1 envelope as version 2")
         return (RefreshToken(token: text, userId: old.userId), unlocked)

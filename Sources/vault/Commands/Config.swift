@@ -24,13 +24,13 @@ struct Config: AsyncParsableCommand {
             var rows = settings.rows
             if settings.isEmbedded {
                 let environment = ProcessInfo.processInfo.environment
-                let remembered =
-                    EmbeddedKeyService.rememberedPort(environment: environment) != nil
-                    ? EmbeddedKeyService.rememberedIssuer(environment: environment) : nil
-                let issuer = remembered?.absoluteString ?? "http://127.0.0.1:<chosen on first use>/auth/realms/demo"
-                let keyService =
-                    remembered.map { TIMLayout.keyServiceURL(issuer: $0).absoluteString }
-                    ?? "\(issuer)/keyservice/v1"
+                // Port 0 until first use: shown as a placeholder, since the port is chosen then.
+                let issuerURL = EmbeddedKeyService.rememberedIssuer(environment: environment)
+                func shown(_ url: URL) -> String {
+                    url.absoluteString.replacingOccurrences(of: "127.0.0.1:0/", with: "127.0.0.1:<chosen on first use>/")
+                }
+                let issuer = shown(issuerURL)
+                let keyService = shown(TIMLayout.keyServiceURL(issuer: issuerURL))
                 rows[0] = ("issuer", Setting(value: issuer, source: .embedded))
                 rows[1] = ("key-service", Setting(value: keyService, source: .embedded))
             }
@@ -50,7 +50,9 @@ struct Config: AsyncParsableCommand {
                 // Values and file paths come from the environment and the config file: controls escaped.
                 let value = Format.escapingControlCharacters(row.setting.value ?? "-")
                 let source = Format.escapingControlCharacters(row.setting.source.description)
-                Terminal.output(row.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(value)  (\(source))")
+                Terminal.output(
+                    row.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(value)  (\(source))"
+                )
             }
             if settings.isEmbedded {
                 Terminal.output(

@@ -15,11 +15,18 @@ import Darwin
 /// `$XDG_STATE_HOME/credential-vault/keyservice-mock`, and its port is chosen on first use and remembered
 /// there, so the issuer URL, and with it every stored login, stays valid from run to run.
 struct EmbeddedKeyService {
+    /// The realm of the embedded issuer.
+    static let realm = "demo"
+
     let server: KeyServiceMockServer
     private let lock: AdvisoryLock
 
     /// Starts the server; waits (up to a minute) while another `vault` process uses it.
-    static func start(clientId: String, environment: [String: String]) async throws -> EmbeddedKeyService {
+    static func start(
+        clientId: String,
+        redirectURI: String,
+        environment: [String: String]
+    ) async throws -> EmbeddedKeyService {
         let root = Paths.embeddedRoot(environment: environment)
         let state = Paths.embeddedKeyServiceState(environment: environment)
         do {
@@ -39,7 +46,8 @@ struct EmbeddedKeyService {
             configuration.logger = serverLogger
             configuration.port = remembered ?? 0
             configuration.stateDirectory = state
-            configuration.clients = [MockClient(clientId: clientId, redirectURIs: ["http://127.0.0.1/callback"])]
+            configuration.realm = realm
+            configuration.clients = [MockClient(clientId: clientId, redirectURIs: [redirectURI])]
             let server: KeyServiceMockServer
             do {
                 server = try await KeyServiceMockServer.start(configuration)
@@ -67,7 +75,7 @@ struct EmbeddedKeyService {
     /// The embedded issuer as it will be on the next start: its remembered port, or port 0 before first use.
     static func rememberedIssuer(environment: [String: String]) -> URL {
         let port = rememberedPort(environment: environment) ?? 0
-        return URL(string: "http://127.0.0.1:\(port)/auth/realms/demo")!
+        return TIMLayout.issuer(server: URL(string: "http://127.0.0.1:\(port)")!, realm: realm)
     }
 
     /// The port chosen on first use, if there was one.
@@ -98,10 +106,10 @@ struct EmbeddedKeyService {
                 Terminal.note("vault: waiting for another vault command that uses the embedded key service")
             }
         } catch {
-            guard error.kind == .lockTimeout else { throw error }
-            throw CLIError(
-                status: .unavailable,
-                description: "another vault command has used the embedded key service for a minute; try again"
+            guard error.isLockTimeout else { throw error }
+            throw VaultError(
+                .lockTimeout,
+                reason: "Another vault command has used the embedded key service for a minute; try again."
             )
         }
     }

@@ -50,6 +50,7 @@ extension ExitStatus {
             (\.isLoginExpired, .loginExpired),
             (\.isDeviceUnlockFailed, .deviceUnlockRefused),
             (\.isNetworkError, .unavailable),
+            (\.isLockTimeout, .unavailable),
             (\.isConfigurationError, .configuration),
         ]
     }

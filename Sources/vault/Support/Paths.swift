@@ -1,3 +1,4 @@
+import CredentialVault
 import Foundation
 
 /// The XDG locations `vault` uses.
@@ -6,9 +7,9 @@ enum Paths {
         base(environment["XDG_CONFIG_HOME"], fallback: ".config").appending(path: "credential-vault/config.json")
     }
 
-    /// The library's default store: `$XDG_DATA_HOME/credential-vault`.
+    /// The library's default store: `$XDG_DATA_HOME/credential-vault` (the library's own rule).
     static func defaultStore(environment: [String: String]) -> URL {
-        base(environment["XDG_DATA_HOME"], fallback: ".local/share").appending(path: "credential-vault")
+        DefaultStore.directory(environment: environment)
     }
 
     /// Everything of the embedded default: `$XDG_STATE_HOME/credential-vault`.

@@ -47,6 +47,7 @@ final class VaultContext {
             } else if settings.isEmbedded {
                 let started = try await EmbeddedKeyService.start(
                     clientId: settings.clientId.value ?? Settings.defaultClientId,
+                    redirectURI: settings.redirectURI.value ?? VaultConfiguration.defaultRedirectURI.absoluteString,
                     environment: environment
                 )
                 embedded = started

@@ -1,0 +1,24 @@
+import Foundation
+
+extension URL {
+    /// The host as people may see it: percent-encoded (so no control character reaches a terminal) and
+    /// at most 253 characters.
+    var displayHost: String {
+        let host = host(percentEncoded: true) ?? absoluteString
+        return String(host.prefix(253))
+    }
+
+    /// https, or http to a loopback IP literal: a URL the library may send secrets to.
+    var isSecureOrLoopback: Bool {
+        switch scheme?.lowercased() {
+        case "https": host?.isEmpty == false
+        case "http": host.map(Loopback.isAddress) ?? false
+        default: false
+        }
+    }
+
+    /// An http redirect URI on this machine, answered by the library's loopback listener.
+    var isLoopbackRedirect: Bool {
+        scheme?.lowercased() == "http" && (host.map(Loopback.isRedirectHost) ?? false)
+    }
+}
