@@ -94,3 +94,9 @@ bench-login: deps
 .PHONY: bench-heartbeat
 bench-heartbeat: deps
 	cd Benchmarks/heartbeat && $(SWIFT) run -c release heartbeat-benchmark
+
+# SIGKILL `vault token` at random moments (300 by default) and count logins lost in the window between the
+# issuer's rotation and the sealed write, and unreadable envelopes; release build.
+.PHONY: bench-kill
+bench-kill: deps
+	SWIFT=$(SWIFT) Benchmarks/kill-window/run.sh $(KILLS)
