@@ -78,7 +78,9 @@ let package = Package(
         ),
         .testTarget(
             name: "CredentialVaultTests",
-            dependencies: ["CredentialVault", "KeyServiceMock", "VaultCrypto"],
+            dependencies: [
+                "CredentialVault", "KeyServiceMock", "VaultCrypto", .product(name: "Logging", package: "swift-log"),
+            ],
             resources: [.copy("Vectors")]
         ),
         // A process the storage tests kill with -9 in the middle of writing.

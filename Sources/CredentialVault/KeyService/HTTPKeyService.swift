@@ -79,7 +79,9 @@ public struct HTTPKeyService: KeyService {
         let request = HTTPRequest(
             method: "POST",
             url: baseURL.appending(path: call == .createKey ? TIMLayout.createKeyPath : TIMLayout.keyPath),
-            headers: ["Content-Type": "application/json", "Accept": "application/json"],
+            // A fresh connection per call: libcurl sends a POST again, unasked, when a reused connection closes
+            // without an answer, and a password check sent twice would count one typo twice.
+            headers: ["Content-Type": "application/json", "Accept": "application/json", "Connection": "close"],
             // Encoding optional strings cannot fail.
             body: try! encoder.encode(body),
             timeout: timeout

@@ -56,7 +56,7 @@ struct DeviceUnlockFromSessionTests {
             let userId = try await counted.auth.performOpenIDConnectFlow { url in await Browser.follow(url) }
             // The code flow's tokens have no envelope yet: nothing to keep for device unlock.
             let early = await #expect(throws: VaultError.self) { try await counted.auth.enableDeviceUnlock() }
-            #expect(early?.kind == .notLoggedIn)
+            #expect(early?.kind == .noUnlockedEnvelope)
 
             try await counted.auth.storeRefreshToken(withNewPassword: AuthFixture.password)
             #expect(counted.keyService.count(.createKey) == 1)
