@@ -27,7 +27,10 @@ struct Config: AsyncParsableCommand {
                 // Port 0 until first use: shown as a placeholder, since the port is chosen then.
                 let issuerURL = EmbeddedKeyService.rememberedIssuer(environment: environment)
                 func shown(_ url: URL) -> String {
-                    url.absoluteString.replacingOccurrences(of: "127.0.0.1:0/", with: "127.0.0.1:<chosen on first use>/")
+                    url.absoluteString.replacingOccurrences(
+                        of: "127.0.0.1:0/",
+                        with: "127.0.0.1:<chosen on first use>/"
+                    )
                 }
                 let issuer = shown(issuerURL)
                 let keyService = shown(TIMLayout.keyServiceURL(issuer: issuerURL))

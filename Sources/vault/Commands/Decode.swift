@@ -58,8 +58,8 @@ struct Decode: AsyncParsableCommand {
                 } else {
                     // A present exp that is not a NumericDate is no statement about expiry: JWT(token:) refuses it.
                     Terminal.output(
-                        "Its exp claim is malformed (\(Format.numericDateProblem(exp) ?? "not a NumericDate")): "
-                            + "its expiry is unknown, and the library refuses such a token."
+                        "The exp claim is malformed (\(Format.numericDateProblem(exp) ?? "not a NumericDate")): its "
+                            + "expiry is unknown, and the library refuses such a token."
                     )
                 }
             } else {

@@ -34,7 +34,8 @@ struct CLIError: Error, CustomStringConvertible {
         case .keyLocked:
             return CLIError(
                 status: status,
-                description: "wrong password\(userId.map { " for \($0)" } ?? ""), the third in a row on this device: the "
+                description:
+                    "wrong password\(userId.map { " for \($0)" } ?? ""), the third in a row on this device: the "
                     + "key service locks the key on the third, so it is most likely locked now. If the right password "
                     + "is refused too, run `vault register` to log in with OpenID Connect again and set a new password."
             )

@@ -47,21 +47,29 @@ enum ConfigFile {
     /// and writable by its owner only.
     private static func checkOwnerAndMode(_ status: stat, path: String) throws {
         let user = geteuid()
+        let quoted = shellQuoted(path)
         if status.st_uid != user && status.st_uid != 0 {
+            let copy = shellQuoted(path + ".new")
             throw CLIError.configuration(
                 "the config file \(path) belongs to another user (uid \(status.st_uid); you are uid \(user)), who "
                     + "could point vault at another issuer and receive your refresh token. Replace it with a copy "
-                    + "of your own: cp \(shellQuoted(path)) \(shellQuoted(path + ".new")) && mv \(shellQuoted(path + ".new")) "
-                    + "\(shellQuoted(path))"
+                    + "of your own: cp \(quoted) \(copy) && mv \(copy) \(quoted)"
             )
         }
-        let writableByOthers = status.st_mode & (S_IWGRP | S_IWOTH)
-        guard writableByOthers == 0 else {
-            let who = writableByOthers == S_IWGRP ? "its group" : writableByOthers == S_IWOTH ? "others" : "its group and others"
-            let mode = String(status.st_mode & 0o7777, radix: 8)
+        let writable = status.st_mode & (S_IWGRP | S_IWOTH)
+        guard writable == 0 else {
+            let who =
+                switch writable {
+                case S_IWGRP: "its group"
+                case S_IWOTH: "others"
+                default: "its group and others"
+                }
+            let octal = String(status.st_mode & 0o7777, radix: 8)
+            let mode = String(repeating: "0", count: max(0, 4 - octal.count)) + octal
             throw CLIError.configuration(
-                "the config file \(path) is writable by \(who) (mode \(mode)): anyone who can write it could point "
-                    + "vault at another issuer and receive your refresh token. Run: chmod go-w \(shellQuoted(path))"
+                "the config file \(path) is writable by \(who) (mode \(mode)): "
+                    + "anyone who can write it could point vault at another issuer and receive your refresh token. "
+                    + "Run: chmod go-w \(quoted)"
             )
         }
     }
@@ -69,8 +77,9 @@ enum ConfigFile {
     /// `path` as one shell word: as it is when it is plain, else in single quotes.
     static func shellQuoted(_ path: String) -> String {
         let plain = path.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || scalar.properties.numericType != nil
-                || "/._-+,:@%".unicodeScalars.contains(scalar))
+            scalar.isASCII
+                && (scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+                    || "/._-+,:@%".unicodeScalars.contains(scalar))
         }
         return plain && !path.isEmpty ? path : "'" + path.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }

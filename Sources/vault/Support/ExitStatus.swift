@@ -20,7 +20,7 @@ enum ExitStatus: Int32, CaseIterable {
     var meaning: String {
         switch self {
         case .success: "success"
-        case .usage: "usage: bad flag or argument, no password to read, new passwords differ"
+        case .usage: "usage: bad flag or argument, no password to read, new passwords differ, a password not UTF-8"
         case .wrongPassword: "wrong password (the key is not locked yet: retry)"
         case .keyLocked: "key locked after 3 wrong passwords in a row: `vault register` starts over"
         case .notRegistered: "no login stored for the user: run `vault register`"
@@ -28,7 +28,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .unavailable: "issuer or key service unreachable (the message names the host)"
         case .failure: "any other failure (damaged store, unexpected answer, ...)"
         case .deviceUnlockRefused: "device unlock off or refused, and no password could be asked"
-        case .configuration: "configuration error: unreadable config file, bad URL"
+        case .configuration: "configuration error: unreadable config file or one others can write, bad URL"
         case .interrupted: "interrupted (Ctrl-C)"
         }
     }

@@ -58,12 +58,10 @@ enum Format {
         .joined(separator: "\n")
     }
 
-    /// Why `value` is not a NumericDate, in the words the library uses when `JWT(token:)` refuses one;
-    /// nil when it is one.
+    /// Why `value` is not an RFC 7519 NumericDate, as `JWT(token:)` says when it refuses one; nil when it is one.
     static func numericDateProblem(_ value: JSONValue) -> String? {
         guard value.dateValue == nil else { return nil }
-        return value.doubleValue == nil
-            ? "not a JSON number (RFC 7519 NumericDate)" : "outside the years 1970 to 9999"
+        return value.doubleValue == nil ? "not a JSON number" : "a number outside the years 1970 to 9999"
     }
 
     /// A value for a table: strings bare, arrays of strings space-separated, the rest as JSON.

@@ -10,14 +10,14 @@ enum ProcessHardening {
     /// reported on standard error; the command still runs.
     static func apply() {
         #if os(Linux)
+        if prctlFunction?(setDumpable, 0, 0, 0, 0) != 0 {
+            Terminal.note("vault: warning: could not mark the process not dumpable (prctl PR_SET_DUMPABLE)")
+        }
+        // Second, so that a core limit of 0 seen in /proc/PID/limits means both are done (the CLI tests rely on it).
         var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
         if setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCore) != 0 {
             Terminal.note("vault: warning: could not turn core dumps off (setrlimit: errno \(errno))")
         }
-        if let prctl = prctlFunction, prctl(setDumpable, 0, 0, 0, 0) == 0 {
-            return
-        }
-        Terminal.note("vault: warning: could not mark the process not dumpable (prctl PR_SET_DUMPABLE)")
         #endif
     }
 

@@ -19,9 +19,12 @@ final class CLISandbox: Sendable {
     /// The store directory the sandbox points VAULT_STORE at (when it has a server).
     var store: URL { root.appending(path: "store") }
 
-    /// A sandbox against a fresh in-process KeyServiceMock (`withServer`), or with no issuer at all, so
-    /// that `vault` falls back to its embedded default.
-    static func make(withServer: Bool = true) async throws -> CLISandbox {
+    /// A sandbox against a fresh in-process KeyServiceMock (`withServer`, started with `server`), or with no
+    /// issuer at all, so that `vault` falls back to its embedded default.
+    static func make(
+        withServer: Bool = true,
+        server configuration: KeyServiceMockConfiguration = KeyServiceMockConfiguration()
+    ) async throws -> CLISandbox {
         let root = FileManager.default.temporaryDirectory.appending(path: "vault-cli-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(
             at: root,
@@ -40,7 +43,7 @@ final class CLISandbox: Sendable {
         if let pyenv = inherited["PYENV_ROOT"] { environment["PYENV_ROOT"] = pyenv }
         var server: KeyServiceMockServer?
         if withServer {
-            let started = try await KeyServiceMockServer.start()
+            let started = try await KeyServiceMockServer.start(configuration)
             environment["VAULT_ISSUER"] = started.issuer.absoluteString
             environment["VAULT_STORE"] = root.appending(path: "store").path
             server = started
@@ -67,10 +70,21 @@ final class CLISandbox: Sendable {
     ) async throws
         -> CLIResult
     {
+        try await run(arguments, stdinBytes: Array(stdin.utf8), environment: extra)
+    }
+
+    /// Runs `vault arguments...` with `stdinBytes` as its standard input: for input that is not UTF-8 text.
+    func run(
+        _ arguments: [String],
+        stdinBytes: [UInt8],
+        environment extra: [String: String] = [:]
+    ) async throws
+        -> CLIResult
+    {
         try await Self.run(
             executable: Self.vaultBinary,
             arguments: arguments,
-            stdin: stdin,
+            stdin: Data(stdinBytes),
             environment: environment.merging(extra) { $1 },
             in: root
         )
@@ -114,10 +128,27 @@ final class CLISandbox: Sendable {
         environment: [String: String],
         in folder: URL
     ) async throws -> CLIResult {
+        try await run(
+            executable: executable,
+            arguments: arguments,
+            stdin: Data(stdin.utf8),
+            environment: environment,
+            in: folder
+        )
+    }
+
+    /// ``run(executable:arguments:stdin:environment:in:)`` with standard input as bytes.
+    static func run(
+        executable: URL,
+        arguments: [String],
+        stdin: Data,
+        environment: [String: String],
+        in folder: URL
+    ) async throws -> CLIResult {
         let id = UUID().uuidString
         // Standard input from a file, not a pipe: nothing to write while the child runs, no SIGPIPE.
         let inURL = folder.appending(path: "in-\(id)")
-        try Data(stdin.utf8).write(to: inURL)
+        try stdin.write(to: inURL)
         let input = try FileHandle(forReadingFrom: inURL)
         let outURL = folder.appending(path: "out-\(id)")
         let errURL = folder.appending(path: "err-\(id)")
@@ -152,9 +183,13 @@ final class CLISandbox: Sendable {
     }
 }
 
-/// Runs `body` with a sandbox and always cleans it up.
-func withSandbox(withServer: Bool = true, _ body: (CLISandbox) async throws -> Void) async throws {
-    let sandbox = try await CLISandbox.make(withServer: withServer)
+/// Runs `body` with a sandbox (its KeyServiceMock started with `server`) and always cleans it up.
+func withSandbox(
+    withServer: Bool = true,
+    server: KeyServiceMockConfiguration = KeyServiceMockConfiguration(),
+    _ body: (CLISandbox) async throws -> Void
+) async throws {
+    let sandbox = try await CLISandbox.make(withServer: withServer, server: server)
     do {
         try await body(sandbox)
     } catch {
