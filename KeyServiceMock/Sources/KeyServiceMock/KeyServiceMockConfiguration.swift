@@ -4,15 +4,35 @@ public import Logging
 /// How a ``KeyServiceMockServer`` listens, what it keeps, whom it knows and where it logs.
 public struct KeyServiceMockConfiguration: Sendable {
     /// The address to bind; loopback by default.
+    ///
+    /// Anything but a loopback address (127.0.0.0/8 or ::1, parsed as an address; not a name such as
+    /// `localhost`) is refused unless ``allowsNonLoopbackHost`` is set.
     public var host: String = "127.0.0.1"
+    /// Whether ``host`` may be an address other servers and people can reach; off by default.
+    ///
+    /// The mock is for tests and demos: on a reachable address anyone can create keys and guess secrets,
+    /// and every user's password is in the configuration.
+    public var allowsNonLoopbackHost: Bool = false
     /// The port to bind; 0 picks a free one (read it back from ``KeyServiceMockServer/baseURL``).
     public var port: Int = 0
     /// The realm: the issuer is `{baseURL}/auth/realms/{realm}`.
     public var realm: String = "demo"
-    /// Where the SQLite database, the pepper and the lock file live; `nil` keeps everything in memory.
+    /// Where the SQLite database, the pepper, the signing key and the lock file live; `nil` keeps
+    /// everything in memory.
     ///
-    /// Only one server may use a state directory at a time: a second one fails to start.
+    /// Created with mode 0700 when missing; an existing directory must be 0700 and owned by this user, or
+    /// the server does not start. Only one server may use a state directory at a time: a second one fails
+    /// to start.
     public var stateDirectory: URL? = nil
+    /// The most keys one client may create (`createkey` answers 429 beyond it): 10,000 by default.
+    ///
+    /// The key service has no client identity, so a client is a remote IP address: an IPv4 address, or an
+    /// IPv6 /64 network. Every process on this machine, and every client behind one NAT, is one client.
+    /// Keys are never evicted (a locked key answers 204 for good), so the limit counts every key created.
+    public var maximumKeysPerClient: Int = 10_000
+    /// The most keys the server holds in all (`createkey` answers 507 beyond it): 100,000 by default,
+    /// some 30 MB of SQLite.
+    public var maximumKeys: Int = 100_000
     /// The users the identity provider knows; `users[0]` is the one the authorization endpoint auto-approves.
     public var users: [MockUser] = [MockUser(username: "demo", password: "demo-password", subject: "demo-user")]
     /// The public clients the identity provider knows.
@@ -43,6 +63,6 @@ public struct KeyServiceMockConfiguration: Sendable {
     }()
 
     /// The defaults: 127.0.0.1 on a free port, realm `demo`, in memory, user `demo`, client `vault`,
-    /// warnings and errors logged.
+    /// 10,000 keys per client and 100,000 in all, warnings and errors logged.
     public init() {}
 }

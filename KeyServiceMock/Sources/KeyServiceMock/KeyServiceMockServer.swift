@@ -52,8 +52,10 @@ public final class KeyServiceMockServer: Sendable {
     /// Opens the state, binds the listener and returns once requests are being served.
     ///
     /// Call ``stop()`` when done, or use ``withServer(_:isolation:_:)``, which does.
-    /// - Throws: ``KeyServiceMockError`` when the configuration is unusable, the state directory is
-    ///   damaged or in use by another server, or the address cannot be bound.
+    /// - Throws: ``KeyServiceMockError`` when the configuration is unusable (a host that is not loopback,
+    ///   unless ``KeyServiceMockConfiguration/allowsNonLoopbackHost`` is set), the state directory is not
+    ///   0700 and this user's, is damaged (a pepper or signing key missing or unreadable) or in use by another
+    ///   server, or the address cannot be bound.
     public static func start(
         _ configuration: KeyServiceMockConfiguration = .init()
     ) async throws -> KeyServiceMockServer {
@@ -83,11 +85,15 @@ public final class KeyServiceMockServer: Sendable {
         let address = ServerAddress()
         let provider = IdentityProvider(
             configuration: configuration,
-            signer: try TokenSigner.loadOrCreate(in: state),
+            signer: try TokenSigner(state: state),
             sessions: try SessionStore(state: state),
             address: address
         )
-        let keyStore = KeyStore(state: state, now: configuration.now)
+        let keyStore = try KeyStore(
+            state: state,
+            limits: .init(perClient: configuration.maximumKeysPerClient, total: configuration.maximumKeys),
+            now: configuration.now
+        )
         let faults = FaultInjection()
 
         let router = Router(context: MockRequestContext.self)
@@ -103,7 +109,9 @@ public final class KeyServiceMockServer: Sendable {
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let application = Application(
             router: router,
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
+            // A burst of a thousand simultaneous connections (a lockout test's) waits in the accept queue
+            // instead of overflowing Hummingbird's default of 256, which resets connections under load.
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), backlog: 1_024),
             onServerRunning: { channel in
                 portContinuation.yield(channel.localAddress?.port ?? configuration.port)
                 portContinuation.finish()
@@ -144,6 +152,12 @@ public final class KeyServiceMockServer: Sendable {
             throw KeyServiceMockError("the host \(configuration.host) does not make a URL")
         }
         address.issuer = issuer.absoluteString
+        if !Loopback.isAddress(configuration.host) {
+            logger.warning(
+                "listening on an address that is not loopback: anyone who reaches it can create keys and guess secrets",
+                metadata: ["address": "\(baseURL.absoluteString)"]
+            )
+        }
         return KeyServiceMockServer(
             baseURL: baseURL,
             issuer: issuer,
@@ -163,6 +177,16 @@ public final class KeyServiceMockServer: Sendable {
         }
         guard (0...65_535).contains(configuration.port) else {
             throw KeyServiceMockError("the port must be 0 to 65535")
+        }
+        guard configuration.allowsNonLoopbackHost || Loopback.isAddress(configuration.host) else {
+            throw KeyServiceMockError(
+                "the host \(configuration.host) is not a loopback address (127.0.0.0/8 or ::1): a mock key service "
+                    + "is for tests and demos, and anyone who reaches it can create keys and guess secrets. "
+                    + "Set allowsNonLoopbackHost (keyservice-mock --allow-non-loopback) to listen there anyway"
+            )
+        }
+        guard configuration.maximumKeysPerClient > 0, configuration.maximumKeys > 0 else {
+            throw KeyServiceMockError("the key limits must be positive numbers")
         }
         for lifetime in [
             configuration.accessTokenLifetime, configuration.idTokenLifetime, configuration.refreshTokenLifetime,

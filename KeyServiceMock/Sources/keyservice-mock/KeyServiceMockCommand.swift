@@ -14,17 +14,30 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
             The issuer is http://HOST:PORT/auth/realms/REALM and the key service is below it at
             keyservice/v1. SIGINT or SIGTERM stops the server cleanly. Logs go to standard error; at debug \
             level every request and decision is logged, never a secret, key or token.
+
+            A --state-dir is created with mode 700; an existing one must be mode 700 and yours. It holds the \
+            SQLite database and, in files of their own, the pepper and the signing key: neither is ever \
+            replaced, so a missing or unreadable one stops the server (without the pepper no key opens).
             """
     )
 
-    @Option(help: "The address to listen on.")
+    @Option(help: "The address to listen on: a loopback address (127.0.0.0/8 or ::1) unless --allow-non-loopback.")
     var host = "127.0.0.1"
+
+    @Flag(
+        help: """
+            Listen on a --host that is not loopback. Anyone who reaches it can then create keys, guess secrets \
+            and try the users' passwords: for a test network only.
+            """
+    )
+    var allowNonLoopback = false
 
     @Option(help: "The port to listen on; 0 picks a free one (the ready line shows it).")
     var port = 0
 
     @Option(
-        help: "Keep keys, lock counts, sessions and the signing key in this directory (SQLite); in memory without it.",
+        help:
+            "Keep keys, lock counts, sessions and the signing key in this directory (mode 700); in memory without it.",
         completion: .directory
     )
     var stateDir: String?
@@ -34,10 +47,20 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "A user as NAME:PASSWORD[:SUBJECT]; repeat for more. The first is the one the authorization endpoint signs in.",
-            valueName: "user"
-        )
+            """
+            The identity provider's users: a file of NAME:PASSWORD[:SUBJECT] lines (blank lines and lines \
+            starting with # are skipped), readable by its owner only (chmod 600). The first user is the one \
+            the authorization endpoint signs in. Default: demo:demo-password:demo-user.
+            """,
+            valueName: "file"
+        ),
+        completion: .file()
     )
+    var usersFile: String?
+
+    /// The old `--user NAME:PASSWORD`: refused with a pointer to `--users-file`, since argv is visible to
+    /// every local user.
+    @Option(help: .hidden)
     var user: [String] = []
 
     @Option(
@@ -47,6 +70,12 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
         )
     )
     var client: [String] = []
+
+    @Option(help: "The most keys one client (one IPv4 address, or one IPv6 /64) may create; more answer 429.")
+    var maxKeysPerClient = 10_000
+
+    @Option(help: "The most keys the key service holds in all; more answer 507.")
+    var maxKeys = 100_000
 
     @Option(help: "Access-token lifetime in seconds.")
     var accessTokenLifetime: Double = 300
@@ -61,6 +90,15 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
     var logLevel: LogLevel = .fromEnvironment
 
     func validate() throws {
+        guard user.isEmpty else {
+            throw ValidationError(
+                "--user is gone: a password on the command line is visible to every local user. Put "
+                    + "NAME:PASSWORD[:SUBJECT] lines in a file only you can read (chmod 600) and pass --users-file FILE"
+            )
+        }
+        guard maxKeysPerClient > 0, maxKeys > 0 else {
+            throw ValidationError("--max-keys-per-client and --max-keys must be positive")
+        }
         for lifetime in [accessTokenLifetime, idTokenLifetime, refreshTokenLifetime] where !(lifetime > 0) {
             throw ValidationError("token lifetimes must be positive numbers of seconds")
         }
@@ -69,6 +107,9 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
     func run() async throws {
         var configuration = KeyServiceMockConfiguration()
         configuration.host = host
+        configuration.allowsNonLoopbackHost = allowNonLoopback
+        configuration.maximumKeysPerClient = maxKeysPerClient
+        configuration.maximumKeys = maxKeys
         configuration.port = port
         configuration.realm = realm
         configuration.stateDirectory = stateDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
@@ -79,8 +120,13 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
         // Standard error, always: standard output carries only the ready line.
         configuration.logger = Logger(label: "keyservice-mock") { StreamLogHandler.standardError(label: $0) }
         configuration.logger.logLevel = logLevel.level
-        if !user.isEmpty {
-            configuration.users = try user.map(Self.parseUser)
+        if let usersFile {
+            do {
+                configuration.users = try UsersFile.load(path: usersFile)
+            } catch {
+                FileHandle.standardError.write(Data("keyservice-mock: \(error)\n".utf8))
+                throw ExitCode.failure
+            }
         }
         if !client.isEmpty {
             configuration.clients = try client.map(Self.parseClient)
@@ -102,15 +148,6 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("keyservice-mock: stopped: \(error)\n".utf8))
             throw ExitCode.failure
         }
-    }
-
-    static func parseUser(_ text: String) throws -> MockUser {
-        let parts = text.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
-        guard parts.count >= 2, !parts[0].isEmpty, !parts[1].isEmpty else {
-            throw ValidationError("--user takes NAME:PASSWORD[:SUBJECT], got '\(text)'")
-        }
-        let subject = parts.count == 3 && !parts[2].isEmpty ? parts[2] : parts[0]
-        return MockUser(username: parts[0], password: parts[1], subject: subject)
     }
 
     static func parseClient(_ text: String) throws -> MockClient {

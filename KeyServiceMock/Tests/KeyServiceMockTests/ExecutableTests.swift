@@ -37,10 +37,22 @@ final class MockProcess: Sendable {
 
     /// Starts the executable with `arguments` and waits for its ready line; its standard error goes to
     /// `standardError` when given, else to this process's.
-    static func launch(_ arguments: [String], standardError: FileHandle? = nil) async throws -> MockProcess {
+    ///
+    /// With `ignoringFileSizeSignal`, it starts with SIGXFSZ ignored (through `sh`, whose `trap ''` an
+    /// `exec` keeps), so that a write past its file-size limit fails with EFBIG instead of killing it.
+    static func launch(
+        _ arguments: [String],
+        standardError: FileHandle? = nil,
+        ignoringFileSizeSignal: Bool = false
+    ) async throws -> MockProcess {
         let process = Process()
-        process.executableURL = try executable
-        process.arguments = arguments
+        if ignoringFileSizeSignal {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", #"trap '' XFSZ; exec "$0" "$@""#, try executable.path] + arguments
+        } else {
+            process.executableURL = try executable
+            process.arguments = arguments
+        }
         let output = Pipe()
         process.standardOutput = output
         if let standardError { process.standardError = standardError }
@@ -71,6 +83,25 @@ final class MockProcess: Sendable {
             throw LaunchError(description: "keyservice-mock printed no ready line")
         }
         return MockProcess(process: process, baseURL: try #require(URL(string: String(url))), readyLine: line)
+    }
+
+    /// Runs the executable with `arguments` to its end (for the runs that refuse to start).
+    static func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = try executable
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        return try await onOwnThread {
+            // Standard error first, then standard output: either is far below a pipe's buffer here.
+            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, stdout, stderr)
+        }
     }
 
     func signal(_ number: Int32) {
@@ -160,11 +191,12 @@ struct ExecutableTests {
         }
         #expect(process.terminationStatus == 0)
         for option in [
-            "--port", "--state-dir", "--realm", "--user", "--access-token-lifetime", "--id-token-lifetime",
-            "--refresh-token-lifetime", "--log-level",
+            "--port", "--state-dir", "--realm", "--users-file", "--allow-non-loopback", "--max-keys-per-client",
+            "--max-keys", "--access-token-lifetime", "--id-token-lifetime", "--refresh-token-lifetime", "--log-level",
         ] {
             #expect(text.contains(option), "\(option)")
         }
+        #expect(!text.contains("--user "), "passwords no longer go on the command line")
     }
 
     @Test("--log-level debug logs each request and decision to standard error, and no secret")
@@ -192,16 +224,104 @@ struct ExecutableTests {
         #expect(!log.contains(" error "), "a clean stop logs no error")
     }
 
-    @Test("--user and lifetimes configure the identity provider")
-    func userAndLifetimes() async throws {
-        let mock = try await MockProcess.launch(["--user", "ann:pw:sub-ann", "--access-token-lifetime", "42"])
+    @Test("--users-file and lifetimes configure the identity provider; the file's first user is the one signed in")
+    func usersFileAndLifetimes() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let users = try usersFile(in: directory, "# test users\nann:pw:sub-ann\r\n\nbob:pw-bob\n", mode: 0o600)
+        let mock = try await MockProcess.launch(["--users-file", users.path, "--access-token-lifetime", "42"])
+        defer { mock.signal(SIGKILL) }
+        let token = mock.baseURL.appendingPathComponent("auth/realms/demo/protocol/openid-connect/token")
+        func login(_ username: String, _ password: String) async throws -> HTTPAnswer {
+            try await http.post(
+                token,
+                form: ["grant_type": "password", "username": username, "password": password, "client_id": "vault"]
+            )
+        }
+        let ann = try await login("ann", "pw")
+        #expect(ann.status == 200)
+        #expect(ann.json.int("expires_in") == 42)
+        #expect(try claims(of: try #require(ann.string("access_token"))).string("sub") == "sub-ann")
+        let bob = try await login("bob", "pw-bob")
+        #expect(try claims(of: try #require(bob.string("access_token"))).string("sub") == "bob")
+        // The default user is gone once a file names the users.
+        #expect(try await login("demo", "demo-password").status == 400)
+
+        var authorize = URLComponents(
+            url: mock.baseURL.appendingPathComponent("auth/realms/demo/protocol/openid-connect/auth"),
+            resolvingAgainstBaseURL: false
+        )!
+        authorize.percentEncodedQuery = formEncoded([
+            "response_type": "code", "client_id": "vault", "redirect_uri": "http://127.0.0.1:5000/callback",
+            "code_challenge": OIDCClient.pkce().challenge, "code_challenge_method": "S256",
+        ])
+        let redirect = try await http.get(authorize.url!)
+        #expect(redirect.status == 302)
+        #expect(redirect.header("Location")?.contains("code=") == true)
+    }
+
+    @Test("without --users-file the default user demo signs in")
+    func defaultUser() async throws {
+        let mock = try await MockProcess.launch([])
         defer { mock.signal(SIGKILL) }
         let answer = try await http.post(
             mock.baseURL.appendingPathComponent("auth/realms/demo/protocol/openid-connect/token"),
-            form: ["grant_type": "password", "username": "ann", "password": "pw", "client_id": "vault"]
+            form: ["grant_type": "password", "username": "demo", "password": "demo-password", "client_id": "vault"]
         )
         #expect(answer.status == 200)
-        #expect(answer.json.int("expires_in") == 42)
-        #expect(try claims(of: try #require(answer.string("access_token"))).string("sub") == "sub-ann")
+        #expect(try claims(of: try #require(answer.string("access_token"))).string("sub") == "demo-user")
+    }
+
+    @Test("a users file others can read or write is refused, with the chmod that fixes it and no password")
+    func usersFileOpenToOthers() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for mode in [0o644, 0o640, 0o604, 0o620, 0o602] {
+            let users = try usersFile(in: directory, "ann:secret-password-\(mode)\n", mode: mode)
+            let run = try await MockProcess.run(["--users-file", users.path])
+            #expect(run.status == 1, "mode \(String(mode, radix: 8))")
+            #expect(run.stdout.isEmpty, "no ready line")
+            #expect(run.stderr.contains("chmod 600 \(users.path)"), "\(run.stderr)")
+            #expect(!run.stderr.contains("secret-password"))
+        }
+    }
+
+    @Test("a users file that is missing, malformed or empty is refused, naming the line but not its content")
+    func usersFileMalformed() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let missing = try await MockProcess.run(["--users-file", directory.appendingPathComponent("none").path])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("cannot read the users file"))
+
+        for (content, message) in [
+            ("ann:pw\njust-a-name-and-secret-password\n", "line 2: expected NAME:PASSWORD[:SUBJECT]"),
+            ("ann::sub\n", "line 1: expected NAME:PASSWORD[:SUBJECT]"),
+            ("ann:secret-password\nann:other\n", "line 2: the user ann is listed twice"),
+            ("# nobody\n\n", "lists no user"),
+        ] {
+            let users = try usersFile(in: directory, content, mode: 0o600)
+            let run = try await MockProcess.run(["--users-file", users.path])
+            #expect(run.status == 1)
+            #expect(run.stderr.contains(message), "\(run.stderr)")
+            #expect(!run.stderr.contains("secret-password"))
+        }
+    }
+
+    @Test("--user is refused with a pointer to --users-file: argv is visible to every local user")
+    func userOptionRefused() async throws {
+        let run = try await MockProcess.run(["--user", "ann:secret-password"])
+        #expect(run.status == 64)
+        #expect(run.stdout.isEmpty)
+        #expect(run.stderr.contains("--users-file"))
+        #expect(!run.stderr.contains("secret-password"))
+    }
+
+    /// Writes `content` to a new users file in `directory` and gives it `mode`.
+    private func usersFile(in directory: URL, _ content: String, mode: Int) throws -> URL {
+        let url = directory.appendingPathComponent("users-\(UUID().uuidString)")
+        try Data(content.utf8).write(to: url)
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: url.path)
+        return url
     }
 }

@@ -335,9 +335,9 @@ struct RefreshRotationTests {
         try await KeyServiceMockServer.withServer { server async throws in
             let client = OIDCClient(server: server, http: http)
             let token = try #require(try await client.tokens().string("refresh_token"))
-            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<10 { group.addTask { try await client.refresh(token).status } }
-                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            let statuses = await withTaskGroup(of: Int.self) { group in
+                for _ in 0..<10 { group.addTask { await status { try await client.refresh(token) } } }
+                return await group.reduce(into: [Int]()) { $0.append($1) }
             }
             #expect(statuses.filter { $0 == 200 }.count == 1)
             #expect(statuses.filter { $0 == 400 }.count == 9)

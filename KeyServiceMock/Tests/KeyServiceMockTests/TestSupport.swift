@@ -83,6 +83,16 @@ struct HTTPClient: Sendable {
     }
 }
 
+/// The status of the answer to `request`, or 0 when it got no HTTP answer at all.
+///
+/// Requests made side by side in a task group report a failure this way instead of throwing: a child that
+/// throws makes its group cancel the requests still in flight, and cancelling URLSession tasks that way can
+/// deadlock swift-corelibs-foundation (the cancel waits for the session's queue, which waits to resume the
+/// cancelling task), stalling every test of the process.
+func status(of request: () async throws -> HTTPAnswer) async -> Int {
+    (try? await request().status) ?? 0
+}
+
 func formEncoded(_ fields: [String: String]) -> String {
     let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
     return fields.sorted { $0.key < $1.key }.map { name, value in
@@ -118,10 +128,14 @@ struct KeyServiceCalls: Sendable {
     }
 }
 
-/// A new empty directory under the temporary directory.
+/// A new empty directory under the temporary directory, mode 0700 (as a state directory must be).
 func temporaryDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("ksm-test-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+        at: url,
+        withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700]
+    )
     return url
 }
 

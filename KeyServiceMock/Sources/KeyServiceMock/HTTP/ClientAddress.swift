@@ -1,5 +1,11 @@
 import NIOCore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Who a request comes from, as far as a protocol without client identity can tell: the remote IP address.
 ///
 /// An IPv4 client is its address; an IPv6 client is its /64 network, because one host commonly holds a
@@ -19,13 +25,18 @@ struct ClientAddress: Hashable, Sendable, CustomStringConvertible {
         switch address {
         case .v4:
             self.init(address?.ipAddress ?? "unknown")
-        case .v6(let v6):
-            var raw = v6.address.sin6_addr
-            let bytes = withUnsafeBytes(of: &raw) { Array($0) }
+        case .v6:
+            guard let text = address?.ipAddress, let bytes = Loopback.addressBytes(text, family: AF_INET6, count: 16)
+            else {
+                self.init("unknown")
+                return
+            }
             if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff {
                 self.init(bytes[12...].map(String.init).joined(separator: "."))
             } else {
-                let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+                let groups = stride(from: 0, to: 8, by: 2).map {
+                    String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
+                }
                 self.init(groups.joined(separator: ":") + "::/64")
             }
         default:

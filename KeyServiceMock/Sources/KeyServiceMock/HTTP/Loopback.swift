@@ -14,15 +14,19 @@ enum Loopback {
     static func isAddress(_ host: String) -> Bool {
         var literal = host
         if literal.hasPrefix("["), literal.hasSuffix("]") { literal = String(literal.dropFirst().dropLast()) }
-        var ipv4 = in_addr()
-        if inet_pton(AF_INET, literal, &ipv4) == 1 {
-            return UInt32(bigEndian: ipv4.s_addr) >> 24 == 127
+        if let ipv4 = addressBytes(literal, family: AF_INET, count: 4) {
+            return ipv4[0] == 127
         }
-        var ipv6 = in6_addr()
-        if inet_pton(AF_INET6, literal, &ipv6) == 1 {
-            return withUnsafeBytes(of: &ipv6) { $0.elementsEqual([UInt8](repeating: 0, count: 15) + [1]) }
+        if let ipv6 = addressBytes(literal, family: AF_INET6, count: 16) {
+            return ipv6 == [UInt8](repeating: 0, count: 15) + [1]
         }
         return false
+    }
+
+    /// The bytes of `text` parsed as an address of `family` (network order), `nil` when it is not one.
+    static func addressBytes(_ text: String, family: Int32, count: Int) -> [UInt8]? {
+        var bytes = [UInt8](repeating: 0, count: count)
+        return inet_pton(family, text, &bytes) == 1 ? bytes : nil
     }
 
     /// Whether a redirect URI's host is loopback: a loopback literal, or `localhost` (RFC 8252 section 8.3).

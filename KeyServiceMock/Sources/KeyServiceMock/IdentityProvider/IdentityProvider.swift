@@ -50,7 +50,7 @@ struct IdentityProvider: Sendable {
         var refresh = claims(
             "Refresh",
             lifetime: configuration.refreshTokenLifetime,
-            tokenId: session.currentRefreshTokenId
+            tokenId: session.refreshTokenId
         )
         refresh.familyId = session.id
         var idToken: String?

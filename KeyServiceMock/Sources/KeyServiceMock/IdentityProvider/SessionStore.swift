@@ -6,13 +6,18 @@ import VaultCrypto
 /// Sessions (refresh-token families, kept in SQLite), authorization codes and revoked access
 /// tokens (kept in memory: a code lives a minute and an access token minutes).
 ///
-/// One lock covers them: a rotation reads and replaces the family's current token id as one step,
-/// so of two requests presenting the same refresh token exactly one wins.
+/// Every id is kept as its keyed hash under the pepper (``StateStore/hash(_:as:)``), never in clear: a
+/// copy of the database or of this process's tables does not give a usable session, token or code id.
+/// One lock covers the sessions: a rotation reads and replaces the family's current token hash as one
+/// step, so of two requests presenting the same refresh token exactly one wins.
 final class SessionStore: Sendable {
     private let state: StateStore
-    private let sessions: NIOLockedValueBox<[String: Session]>
-    private let codes = NIOLockedValueBox<[String: AuthorizationCode]>([:])
-    private let revokedAccessTokens = NIOLockedValueBox<Set<String>>([])
+    /// Keyed by the hash of the session id.
+    private let sessions: NIOLockedValueBox<[Data: SessionRecord]>
+    /// Keyed by the hash of the code.
+    private let codes = NIOLockedValueBox<[Data: AuthorizationCode]>([:])
+    /// Hashes of the `jti` of revoked access tokens.
+    private let revokedAccessTokens = NIOLockedValueBox<Set<Data>>([])
 
     /// What claiming an authorization code gave.
     enum CodeClaim: Sendable {
@@ -33,21 +38,19 @@ final class SessionStore: Sendable {
 
     init(state: StateStore) throws {
         self.state = state
-        let rows = try state.database.read { db in try Row.fetchAll(db, sql: "SELECT * FROM refresh_family") }
-        var sessions: [String: Session] = [:]
+        let rows = try state.database.read { db in try Row.fetchAll(db, sql: "SELECT * FROM session") }
+        var sessions: [Data: SessionRecord] = [:]
         for row in rows {
-            let session = Session(
-                id: row["id"],
+            sessions[row["id_hash"]] = SessionRecord(
                 subject: row["subject"],
                 username: row["username"],
                 clientId: row["client_id"],
                 scope: row["scope"],
                 loginProvider: row["login_provider"],
                 authTime: Date(timeIntervalSince1970: row["auth_time"]),
-                currentRefreshTokenId: row["current_jti"],
+                refreshTokenHash: row["refresh_token_hash"],
                 revoked: row["revoked"]
             )
-            sessions[session.id] = session
         }
         self.sessions = NIOLockedValueBox(sessions)
     }
@@ -60,34 +63,35 @@ final class SessionStore: Sendable {
         scope: String,
         at now: Date
     ) throws -> Session {
-        let session = Session(
-            id: id,
+        let refreshTokenId = Self.newTokenId()
+        let record = SessionRecord(
             subject: user.subject,
             username: user.username,
             clientId: clientId,
             scope: scope,
             loginProvider: user.loginProvider,
             authTime: now,
-            currentRefreshTokenId: Self.newTokenId(),
+            refreshTokenHash: state.hash(refreshTokenId, as: .refreshToken),
             revoked: false
         )
+        let idHash = state.hash(id, as: .session)
         try sessions.withLockedValue { sessions in
             try state.database.write { db in
                 try db.execute(
                     sql: """
-                        INSERT INTO refresh_family (id, subject, username, client_id, scope, login_provider,
-                                                    auth_time, current_jti, revoked)
+                        INSERT INTO session (id_hash, subject, username, client_id, scope, login_provider, auth_time,
+                                             refresh_token_hash, revoked)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)
                         """,
                     arguments: [
-                        session.id, session.subject, session.username, session.clientId, session.scope,
-                        session.loginProvider, session.authTime.timeIntervalSince1970, session.currentRefreshTokenId,
+                        idHash, record.subject, record.username, record.clientId, record.scope,
+                        record.loginProvider, record.authTime.timeIntervalSince1970, record.refreshTokenHash,
                     ]
                 )
             }
-            sessions[session.id] = session
+            sessions[idHash] = record
         }
-        return session
+        return Session(id: id, record: record, refreshTokenId: refreshTokenId)
     }
 
     /// Rotates the session's refresh token if `tokenId` is its current one.
@@ -95,46 +99,51 @@ final class SessionStore: Sendable {
     /// Presenting a token that was already rotated away revokes the whole family (RFC 9700
     /// section 4.14): either the client or an attacker holds a stale copy, and the server cannot tell which.
     func rotate(sessionId: String, presentedTokenId tokenId: String) throws -> Rotation {
-        try sessions.withLockedValue { sessions in
-            guard var session = sessions[sessionId] else { return .unknownSession }
-            if session.revoked { return .ended }
-            guard session.currentRefreshTokenId == tokenId else {
-                try store(revoked: true, sessionId: sessionId)
-                session.revoked = true
-                sessions[sessionId] = session
+        let idHash = state.hash(sessionId, as: .session)
+        let presentedHash = state.hash(tokenId, as: .refreshToken)
+        return try sessions.withLockedValue { sessions in
+            guard var record = sessions[idHash] else { return .unknownSession }
+            if record.revoked { return .ended }
+            guard ConstantTime.equal(record.refreshTokenHash, presentedHash) else {
+                try store(revokedSession: idHash)
+                record.revoked = true
+                sessions[idHash] = record
                 return .reused
             }
             let next = Self.newTokenId()
+            let nextHash = state.hash(next, as: .refreshToken)
             try state.database.write { db in
                 try db.execute(
-                    sql: "UPDATE refresh_family SET current_jti = ? WHERE id = ?",
-                    arguments: [next, sessionId]
+                    sql: "UPDATE session SET refresh_token_hash = ? WHERE id_hash = ?",
+                    arguments: [nextHash, idHash]
                 )
             }
-            session.currentRefreshTokenId = next
-            sessions[sessionId] = session
-            return .rotated(session)
+            record.refreshTokenHash = nextHash
+            sessions[idHash] = record
+            return .rotated(Session(id: sessionId, record: record, refreshTokenId: next))
         }
     }
 
     /// Ends the session: no refresh token of its family works any more, nor its access tokens at userinfo.
     func revoke(sessionId: String) throws {
+        let idHash = state.hash(sessionId, as: .session)
         try sessions.withLockedValue { sessions in
-            guard var session = sessions[sessionId], !session.revoked else { return }
-            try store(revoked: true, sessionId: sessionId)
-            session.revoked = true
-            sessions[sessionId] = session
+            guard var record = sessions[idHash], !record.revoked else { return }
+            try store(revokedSession: idHash)
+            record.revoked = true
+            sessions[idHash] = record
         }
     }
 
     /// The session, revoked or not.
-    func session(_ id: String) -> Session? {
-        sessions.withLockedValue { $0[id] }
+    func session(_ id: String) -> SessionRecord? {
+        let idHash = state.hash(id, as: .session)
+        return sessions.withLockedValue { $0[idHash] }
     }
 
-    private func store(revoked: Bool, sessionId: String) throws {
+    private func store(revokedSession idHash: Data) throws {
         try state.database.write { db in
-            try db.execute(sql: "UPDATE refresh_family SET revoked = ? WHERE id = ?", arguments: [revoked, sessionId])
+            try db.execute(sql: "UPDATE session SET revoked = 1 WHERE id_hash = ?", arguments: [idHash])
         }
     }
 
@@ -143,9 +152,10 @@ final class SessionStore: Sendable {
     /// Keeps `code` under a new random code value, which it returns.
     func issue(_ code: AuthorizationCode, at now: Date) -> String {
         let value = Base64URL.encode(SecureRandom.bytes(count: 32))
+        let valueHash = state.hash(value, as: .authorizationCode)
         codes.withLockedValue { codes in
             codes = codes.filter { $0.value.expiresAt > now }
-            codes[value] = code
+            codes[valueHash] = code
         }
         return value
     }
@@ -155,11 +165,12 @@ final class SessionStore: Sendable {
     /// A code works once: the first exchange gets it, a later one learns which session the first
     /// started (to revoke it, RFC 6749 section 4.1.2), and a failed first exchange consumes it too.
     func claim(_ value: String, forSession sessionId: String, at now: Date) -> CodeClaim {
-        codes.withLockedValue { codes in
-            guard var code = codes[value], code.expiresAt > now else { return .invalid }
+        let valueHash = state.hash(value, as: .authorizationCode)
+        return codes.withLockedValue { codes in
+            guard var code = codes[valueHash], code.expiresAt > now else { return .invalid }
             if let earlier = code.sessionId { return .reused(sessionId: earlier) }
             code.sessionId = sessionId
-            codes[value] = code
+            codes[valueHash] = code
             return .fresh(code)
         }
     }
@@ -167,11 +178,13 @@ final class SessionStore: Sendable {
     // MARK: Access tokens
 
     func revokeAccessToken(_ tokenId: String) {
-        _ = revokedAccessTokens.withLockedValue { $0.insert(tokenId) }
+        let tokenHash = state.hash(tokenId, as: .accessToken)
+        _ = revokedAccessTokens.withLockedValue { $0.insert(tokenHash) }
     }
 
     func isAccessTokenRevoked(_ tokenId: String) -> Bool {
-        revokedAccessTokens.withLockedValue { $0.contains(tokenId) }
+        let tokenHash = state.hash(tokenId, as: .accessToken)
+        return revokedAccessTokens.withLockedValue { $0.contains(tokenHash) }
     }
 
     static func newSessionId() -> String {

@@ -5,7 +5,10 @@ import VaultCrypto
 
 /// The TIM KeyService v1 endpoints: `createkey` and `key`, answering exactly as the reference says.
 ///
-/// Each decision is logged at `.debug` with the key id, never with a secret, long secret or key.
+/// Beyond the reference, where a real deployment's behaviour is not public: `key` answers 503 when it
+/// cannot count an attempt (and then does not check it), `createkey` 429 when the client holds its most
+/// keys and 507 when the service does. Each decision is logged at `.debug` with the key id, never with a
+/// secret, long secret or key; a failure to count at `.error`, once.
 struct KeyServiceRoutes: Sendable {
     let store: KeyStore
 
@@ -16,9 +19,24 @@ struct KeyServiceRoutes: Sendable {
             guard let secret = body.secret else {
                 throw RequestRefusal.invalidRequest("the field secret is missing")
             }
+            let client = ClientAddress(context.channel.remoteAddress)
             let grant: KeyGrant
             do {
-                grant = try store.createKey(secret: secret)
+                grant = try store.createKey(secret: secret, client: client)
+            } catch KeyStore.CreationRefusal.clientLimit(let limit) {
+                context.logger.debug("key refused: client limit", metadata: ["client": "\(client)"])
+                throw RequestRefusal(
+                    status: .tooManyRequests,
+                    error: "too_many_keys",
+                    description: "this client has created \(limit) keys, the most it may hold"
+                )
+            } catch KeyStore.CreationRefusal.totalLimit(let limit) {
+                context.logger.debug("key refused: store full", metadata: ["client": "\(client)"])
+                throw RequestRefusal(
+                    status: .init(code: 507, reasonPhrase: "Insufficient Storage"),
+                    error: "key_store_full",
+                    description: "the key service holds \(limit) keys, the most it may hold"
+                )
             } catch {
                 context.logger.error("unable to create key", metadata: ["error": "\(error)"])
                 throw RequestRefusal(
@@ -47,9 +65,28 @@ struct KeyServiceRoutes: Sendable {
             var logger = context.logger
             logger[metadataKey: "keyid"] = "\(keyId)"
             logger[metadataKey: "credential"] = "\(credential.fieldName)"
-            switch try store.key(keyId: keyId, credential: credential) {
-            case .granted(let grant):
-                logger.debug("key granted")
+            let answer: KeyStore.Answer
+            do {
+                answer = try store.key(keyId: keyId, credential: credential)
+            } catch let error as KeyStore.AttemptNotCounted {
+                // Failing closed: a guess that cannot be counted is never checked, the right secret included.
+                logger.error(
+                    "attempt refused unchecked: its count cannot be written",
+                    metadata: ["error": "\(error)"]
+                )
+                throw RequestRefusal(
+                    status: .serviceUnavailable,
+                    error: "temporarily_unavailable",
+                    description: "the attempt cannot be counted, so it is not checked; try again later"
+                )
+            }
+            switch answer {
+            case .granted(let grant, let resetFailure):
+                if let resetFailure {
+                    logger.error("key granted, but its count cannot be reset", metadata: ["error": "\(resetFailure)"])
+                } else {
+                    logger.debug("key granted")
+                }
                 return Response.json(KeyResponse(grant))
             case .wrongSecret(let failures):
                 let lock = failures >= KeyStore.attemptsBeforeLock ? ": key now locked" : ""

@@ -3,93 +3,179 @@ import GRDB
 import NIOConcurrencyHelpers
 import VaultCrypto
 
-/// The keys, their verifiers and their failure counts.
+/// The keys, their verifiers and their failure counts, in SQLite.
 ///
-/// Every key has its own lock: a request holds it while it checks the secret, changes the count
-/// and writes the change to SQLite, so concurrent attempts on one key are counted exactly, while
-/// requests on other keys go on in parallel (only SQLite's single writer is shared, and only by
-/// requests that change a count). Records are cached after their first read; every change goes
-/// through the cache entry and is committed before the answer, and the state directory's lock
-/// keeps any other process from writing behind the cache's back.
+/// An attempt is counted before its credential is checked, by one `UPDATE ... RETURNING` that adds one to
+/// the key's count and reads the key back; only a right credential then takes the count back to zero. So a
+/// count that cannot be written means the credential is never checked (the server fails closed), and a
+/// crash between the two writes leaves the attempt counted. Attempts on one key are serialized by that
+/// key's lock stripe (increment, check, reset as one step, so "in a row" is exact under concurrency);
+/// attempts on other keys go on in parallel, sharing only SQLite's single writer.
 final class KeyStore: Sendable {
     /// Consecutive wrong secrets that lock a key.
     static let attemptsBeforeLock = 3
 
     /// The outcome of a `key` request.
     enum Answer: Sendable {
-        case granted(KeyGrant)
+        /// The right credential; `resetFailure` is why its count could not be taken back to zero, if it could not.
+        case granted(KeyGrant, resetFailure: (any Error)?)
         /// The credential was wrong; `failures` in a row now, the key is locked at ``attemptsBeforeLock``.
         case wrongSecret(failures: Int)
         case locked
         case missing
     }
 
-    private let state: StateStore
-    private let entries = NIOLockedValueBox<[String: Entry]>([:])
-    private let now: @Sendable () -> Date
-
-    init(state: StateStore, now: @escaping @Sendable () -> Date) {
-        self.state = state
-        self.now = now
+    /// The attempt could not be counted, so its credential was not checked; the caller answers 503.
+    struct AttemptNotCounted: Error, CustomStringConvertible {
+        let underlying: any Error
+        var description: String { "\(underlying)" }
     }
 
-    /// Creates a key for `secret`: 32 random bytes under a new UUID, and a new long secret.
-    /// - Throws: when the key cannot be stored (the caller answers 500).
-    func createKey(secret: String) throws -> KeyGrant {
+    /// Why `createkey` was refused.
+    enum CreationRefusal: Error, Sendable {
+        /// This client holds ``KeyLimits/perClient`` keys already.
+        case clientLimit(Int)
+        /// The store holds ``KeyLimits/total`` keys already.
+        case totalLimit(Int)
+    }
+
+    /// How many keys a client, and everyone together, may hold. Keys are never evicted: a locked key must
+    /// keep answering 204.
+    struct KeyLimits: Sendable {
+        let perClient: Int
+        let total: Int
+    }
+
+    private let state: StateStore
+    private let now: @Sendable () -> Date
+    private let limits: KeyLimits
+    private let counts: NIOLockedValueBox<KeyCounts>
+    /// Lock stripes: a key's attempts hold the stripe its id hashes to. A fixed set, so a flood of
+    /// made-up key ids allocates nothing.
+    private let stripes: [NIOLock] = (0..<64).map { _ in NIOLock() }
+    init(
+        state: StateStore,
+        limits: KeyLimits,
+        now: @escaping @Sendable () -> Date
+    ) throws {
+        self.state = state
+        self.limits = limits
+        self.now = now
+        let rows = try state.database.read { db in
+            try Row.fetchAll(db, sql: "SELECT created_by, COUNT(*) AS keys FROM key GROUP BY created_by")
+        }
+        var counts = KeyCounts()
+        for row in rows {
+            let keys: Int = row["keys"]
+            counts.perClient[row["created_by"]] = keys
+            counts.total += keys
+        }
+        self.counts = NIOLockedValueBox(counts)
+    }
+
+    /// Creates a key for `secret` on behalf of `client`: 32 random bytes under a new UUID, and a new long secret.
+    /// - Throws: ``CreationRefusal`` when a limit is reached; any other error when the key cannot be
+    ///   stored (the caller answers 500).
+    func createKey(secret: String, client: ClientAddress) throws -> KeyGrant {
+        try counts.withLockedValue { counts in
+            guard counts.total < limits.total else { throw CreationRefusal.totalLimit(limits.total) }
+            guard counts.perClient[client.description, default: 0] < limits.perClient else {
+                throw CreationRefusal.clientLimit(limits.perClient)
+            }
+            // Reserved before the insert, so concurrent creations cannot pass a limit together.
+            counts.total += 1
+            counts.perClient[client.description, default: 0] += 1
+        }
+        do {
+            return try insertKey(secret: secret, client: client)
+        } catch {
+            counts.withLockedValue { counts in
+                counts.total -= 1
+                counts.perClient[client.description, default: 1] -= 1
+                if counts.perClient[client.description] == 0 { counts.perClient[client.description] = nil }
+            }
+            throw error
+        }
+    }
+
+    private func insertKey(secret: String, client: ClientAddress) throws -> KeyGrant {
         let keyId = UUID().uuidString.lowercased()
         let key = SecureRandom.bytes(count: 32)
         let longSecret = SecureRandom.bytes(count: 32)
         let longSecretText = Base64URL.encode(longSecret)
-        let record = Record(
-            keyId: keyId,
-            key: key,
-            secretVerifier: try verifier(of: secret, keyId: keyId, domain: Domain.secretVerifier),
-            longSecretVerifier: try verifier(of: longSecretText, keyId: keyId, domain: Domain.longSecretVerifier),
-            sealedLongSecret: xor(longSecret, try longSecretPad(secret: secret, keyId: keyId)),
-            failures: 0,
-            locked: false
-        )
+        let secretVerifier = try verifier(of: secret, keyId: keyId, domain: Domain.secretVerifier)
+        let longSecretVerifier = try verifier(of: longSecretText, keyId: keyId, domain: Domain.longSecretVerifier)
+        let sealedLongSecret = xor(longSecret, try longSecretPad(secret: secret, keyId: keyId))
         let createdAt = now().timeIntervalSince1970
         try state.database.write { db in
             try db.execute(
                 sql: """
                     INSERT INTO key (keyid, key, secret_verifier, longsecret_verifier, sealed_longsecret,
-                                     failures, locked, created_at)
-                    VALUES (?, ?, ?, ?, ?, 0, 0, ?)
+                                     failures, locked, created_at, created_by)
+                    VALUES (?, ?, ?, ?, ?, 0, 0, ?, ?)
                     """,
                 arguments: [
-                    keyId, record.key, record.secretVerifier, record.longSecretVerifier, record.sealedLongSecret,
-                    createdAt,
+                    keyId, key, secretVerifier, longSecretVerifier, sealedLongSecret, createdAt, client.description,
                 ]
             )
         }
-        entries.withLockedValue { $0[keyId] = Entry(record) }
         return KeyGrant(keyId: keyId, key: key, longSecret: longSecretText)
     }
 
-    /// Checks `credential` against the key and counts the attempt.
+    /// Counts the attempt, then checks `credential` against the key.
     ///
-    /// A locked key answers `.locked` before any check. A right credential resets the count; a wrong
-    /// one (secret or long secret) adds one, and the third in a row locks the key for good.
-    /// - Throws: when a changed count cannot be stored; the count then stays as it was.
+    /// A locked key answers `.locked` and an unknown one `.missing`, neither counted. Otherwise the attempt
+    /// is counted first (the third in a row locks the key, whatever the check then says); a right credential
+    /// then resets the count (and the lock its own count set), a wrong one leaves it counted.
+    /// - Throws: ``AttemptNotCounted`` when the count cannot be written: the credential was not checked.
     func key(keyId: String, credential: KeyCredential) throws -> Answer {
-        guard let entry = try entry(for: keyId) else { return .missing }
-        return try entry.record.withLockedValue { record in
-            if record.locked { return .locked }
-            if let grant = try grant(record, for: credential) {
-                if record.failures != 0 {
-                    try store(keyId: keyId, failures: 0, locked: false)
-                    record.failures = 0
+        try stripe(for: keyId).withLock {
+            let row: Row?
+            do {
+                row = try state.database.write { db in
+                    try Row.fetchOne(
+                        db,
+                        sql: """
+                            UPDATE key SET failures = failures + 1, locked = (failures + 1 >= ?)
+                            WHERE keyid = ? AND locked = 0
+                            RETURNING key, secret_verifier, longsecret_verifier, sealed_longsecret, failures
+                            """,
+                        arguments: [Self.attemptsBeforeLock, keyId]
+                    )
                 }
-                return .granted(grant)
+            } catch {
+                throw AttemptNotCounted(underlying: error)
             }
-            let failures = record.failures + 1
-            let locked = failures >= Self.attemptsBeforeLock
-            try store(keyId: keyId, failures: failures, locked: locked)
-            record.failures = failures
-            record.locked = locked
-            return .wrongSecret(failures: failures)
+            guard let row else {
+                let locked = try state.database.read { db in
+                    try Bool.fetchOne(db, sql: "SELECT locked FROM key WHERE keyid = ?", arguments: [keyId])
+                }
+                return locked == nil ? .missing : .locked
+            }
+            let record = Record(
+                keyId: keyId,
+                key: row["key"],
+                secretVerifier: row["secret_verifier"],
+                longSecretVerifier: row["longsecret_verifier"],
+                sealedLongSecret: row["sealed_longsecret"]
+            )
+            guard let grant = try grant(record, for: credential) else {
+                return .wrongSecret(failures: row["failures"])
+            }
+            do {
+                try state.database.write { db in
+                    try db.execute(sql: "UPDATE key SET failures = 0, locked = 0 WHERE keyid = ?", arguments: [keyId])
+                }
+            } catch {
+                // The right credential still gets its key: a count left too high only locks sooner.
+                return .granted(grant, resetFailure: error)
+            }
+            return .granted(grant, resetFailure: nil)
         }
+    }
+
+    private func stripe(for keyId: String) -> NIOLock {
+        stripes[Int(UInt(bitPattern: keyId.hashValue) % UInt(stripes.count))]
     }
 
     private func grant(_ record: Record, for credential: KeyCredential) throws -> KeyGrant? {
@@ -104,42 +190,6 @@ final class KeyStore: Sendable {
             let candidate = try verifier(of: longSecret, keyId: record.keyId, domain: Domain.longSecretVerifier)
             guard ConstantTime.equal(candidate, record.longSecretVerifier) else { return nil }
             return KeyGrant(keyId: record.keyId, key: record.key, longSecret: longSecret)
-        }
-    }
-
-    private func store(keyId: String, failures: Int, locked: Bool) throws {
-        try state.database.write { db in
-            try db.execute(
-                sql: "UPDATE key SET failures = ?, locked = ? WHERE keyid = ?",
-                arguments: [failures, locked, keyId]
-            )
-        }
-    }
-
-    /// The cache entry for `keyId`, read from SQLite on first use; `nil` for an unknown key.
-    private func entry(for keyId: String) throws -> Entry? {
-        if let entry = entries.withLockedValue({ $0[keyId] }) { return entry }
-        let row = try state.database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM key WHERE keyid = ?", arguments: [keyId])
-        }
-        guard let row else { return nil }
-        let loaded = Entry(
-            Record(
-                keyId: row["keyid"],
-                key: row["key"],
-                secretVerifier: row["secret_verifier"],
-                longSecretVerifier: row["longsecret_verifier"],
-                sealedLongSecret: row["sealed_longsecret"],
-                failures: row["failures"],
-                locked: row["locked"]
-            )
-        )
-        // Another request may have loaded the key meanwhile: the first entry wins, so that every
-        // change to a key goes through one lock.
-        return entries.withLockedValue { entries in
-            if let existing = entries[keyId] { return existing }
-            entries[keyId] = loaded
-            return loaded
         }
     }
 
@@ -171,23 +221,18 @@ final class KeyStore: Sendable {
         Data(zip(lhs, rhs).map { $0 ^ $1 })
     }
 
-    /// One key as stored.
+    /// What proves a credential for one key, as stored.
     private struct Record: Sendable {
         let keyId: String
         let key: Data
         let secretVerifier: Data
         let longSecretVerifier: Data
         let sealedLongSecret: Data
-        var failures: Int
-        var locked: Bool
     }
 
-    /// A key's record behind its own lock.
-    private final class Entry: Sendable {
-        let record: NIOLockedValueBox<Record>
-
-        init(_ record: Record) {
-            self.record = NIOLockedValueBox(record)
-        }
+    /// How many keys exist, in all and per creating client.
+    private struct KeyCounts: Sendable {
+        var total = 0
+        var perClient: [String: Int] = [:]
     }
 }

@@ -42,7 +42,9 @@ struct SecretFile: Sendable {
     /// - Throws: ``StateError`` when the file holds another secret, or cannot be read or written.
     func adopt(_ secret: Data) throws {
         guard secret.count == StateStore.secretLength else {
-            throw StateError("the \(name) in the database is not \(StateStore.secretLength) bytes: the state is damaged")
+            throw StateError(
+                "the \(name) in the database is not \(StateStore.secretLength) bytes: the state is damaged"
+            )
         }
         var info = stat()
         if lstat(url.path, &info) != 0 {
@@ -82,7 +84,7 @@ struct SecretFile: Sendable {
             if got == 0 { break }
             count += got
         }
-        defer { buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { buffer.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
         guard count == StateStore.secretLength else {
             throw StateError(
                 "the \(name) file \(url.path) is not \(StateStore.secretLength) bytes: the state directory is damaged; "
