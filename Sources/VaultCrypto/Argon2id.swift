@@ -1,6 +1,5 @@
 internal import CSodium
 package import Foundation
-import Synchronization
 
 /// The Argon2id password KDF (libsodium's `crypto_pwhash`, ALG_ARGON2ID13).
 public enum Argon2id {
@@ -8,9 +7,12 @@ public enum Argon2id {
     ///
     /// The password is normalised to Unicode NFKC first, so the same password typed on another
     /// keyboard or operating system derives the same bytes. The work runs on a thread of its own,
-    /// never on Swift's cooperative pool, so concurrent derivations do not stall other tasks.
+    /// never on Swift's cooperative pool, so concurrent derivations do not stall other tasks; at most
+    /// ``maximumConcurrentDerivations`` run at once and at most ``maximumWaitingDerivations`` wait for
+    /// their turn, each on its thread.
     /// - Cost: as the parameters say (defaults: about 0.1 s of CPU and 64 MiB of memory).
-    /// - Throws: ``CryptoError`` for parameters out of bounds or a derivation that fails (memory).
+    /// - Throws: ``CryptoError`` for parameters out of bounds or a derivation that fails (memory), and
+    ///   `.busy`, at once, when ``maximumWaitingDerivations`` derivations wait already: try again later.
     public static func deriveKey(
         password: String,
         parameters: Argon2idParameters,
@@ -21,67 +23,45 @@ public enum Argon2id {
             throw CryptoError(.invalidLength, "an Argon2id output must be 16 to 1024 bytes")
         }
         let normalized = SecureBytes(password.precomposedStringWithCompatibilityMapping.utf8)
-        let result: Result<SecureBytes, CryptoError> = await withCheckedContinuation { continuation in
-            let thread = Thread {
-                lowerThreadPriority()
-                occupancy.withLock { $0.waiting += 1 }
-                slots.wait()
-                occupancy.withLock { $0.start() }
-                let result = Result { () throws(CryptoError) in
-                    try derive(normalized, parameters: parameters, outputLength: outputLength)
-                }
-                occupancy.withLock { $0.running -= 1 }
-                slots.signal()
-                continuation.resume(returning: result)
+        return try await queue.run {
+            Result { () throws(CryptoError) in
+                try derive(normalized, parameters: parameters, outputLength: outputLength)
             }
-            thread.name = "credential-vault.argon2id"
-            thread.start()
         }
-        return try result.get()
     }
 
     /// How many derivations may run at once: one fewer than there are cores (at least one), so a core always
     /// stays free for everything else and many concurrent logins queue here instead of starving request handling.
     /// Measured on 2 cores: 8 concurrent 64 MiB derivations all at once stalled other tasks for up to 100 ms
     /// (Benchmarks/heartbeat prints the figure with this limit in place).
-    package static let maximumConcurrentDerivations = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
+    package static var maximumConcurrentDerivations: Int { queue.maximumRunning }
+
+    /// The default of ``maximumWaitingDerivations``: 256. A few hundred parked threads cost little (their stacks
+    /// are mostly untouched); thousands would not. This package's own parallel test suite, on 2 cores, has
+    /// 65 derivations waiting at its peak, so a cap of 64 would refuse bursts that are harmless.
+    public static let defaultMaximumWaitingDerivations = 256
+
+    /// How many derivations may wait for their turn in this process, each on a thread of its own; past it
+    /// ``deriveKey(password:parameters:outputLength:)`` fails at once with `.busy` instead of starting one more
+    /// thread. Defaults to ``defaultMaximumWaitingDerivations``; a change applies to derivations that arrive
+    /// later. Each one waiting holds its password's normalised bytes and a thread's stack, not its memory cost.
+    public static var maximumWaitingDerivations: Int {
+        get { queue.maximumWaiting }
+        set { queue.maximumWaiting = newValue }
+    }
+
+    /// This process's derivations: where they wait and run.
+    package static let queue = DerivationQueue(
+        maximumRunning: ProcessInfo.processInfo.activeProcessorCount - 1,
+        maximumWaiting: defaultMaximumWaitingDerivations
+    )
 
     /// The places for running derivations; a derivation's own thread waits here, never a task of the pool.
     /// Tests may hold every place to keep derivations waiting.
-    package static let slots = DispatchSemaphore(value: maximumConcurrentDerivations)
+    package static var slots: DispatchSemaphore { queue.slots }
 
-    /// Derivations waiting and running in this process, counted so tests can check the limit without a clock.
-    package struct Occupancy: Sendable, Equatable {
-        /// Derivations whose thread waits for a place in ``Argon2id/slots``.
-        package var waiting = 0
-        /// Derivations running now.
-        package var running = 0
-        /// The most derivations that ever ran at once in this process.
-        package var mostRunning = 0
-
-        mutating func start() {
-            waiting -= 1
-            running += 1
-            mostRunning = max(mostRunning, running)
-        }
-    }
-
-    /// The counts now: a snapshot, taken under a lock that each derivation takes three times.
-    package static var currentOccupancy: Occupancy { occupancy.withLock { $0 } }
-
-    private static let occupancy = Mutex(Occupancy())
-
-    /// A derivation is seconds of CPU nobody waits on interactively: it yields the cores to everything else
-    /// (on Linux, nice 10 for this thread alone), so many concurrent logins never stall request handling.
-    private static func lowerThreadPriority() {
-        #if os(Linux)
-        // Under NPTL the nice value is per thread, and "who" 0 names the calling thread. Best effort: if the
-        // kernel refuses, the derivation runs at normal priority and the slots above still leave a core free.
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
-        #else
-        Thread.current.qualityOfService = .utility
-        #endif
-    }
+    /// The counts now: a snapshot.
+    package static var currentOccupancy: DerivationQueue.Occupancy { queue.occupancy }
 
     private static func derive(
         _ password: SecureBytes,

@@ -23,6 +23,9 @@ public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidEncoding = Self("invalidEncoding")
         /// A signature that does not verify.
         public static let invalidSignature = Self("invalidSignature")
+        /// Too many derivations wait already (``Argon2id/maximumWaitingDerivations``): nothing was derived;
+        /// try again later.
+        public static let busy = Self("busy")
 
         /// The code's name, such as `authenticationFailed`.
         public var description: String { name }

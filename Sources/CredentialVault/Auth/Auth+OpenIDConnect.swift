@@ -14,8 +14,9 @@ extension Auth {
     /// The first login: the authorization code flow with PKCE (S256), state and nonce.
     ///
     /// `presentAuthorizationURL` gets the URL to show (a CLI prints it or opens a browser). With a loopback
-    /// redirect URI the answer comes back to a listener on 127.0.0.1 at a port chosen now (RFC 8252);
-    /// otherwise pass the redirect to ``handleRedirect(url:)``. The tokens are kept in memory: call
+    /// redirect URI the answer comes back to a listener on 127.0.0.1 at a port chosen now (RFC 8252), which
+    /// waits for the redirect that carries this login's `state` (any other request is answered and the wait
+    /// goes on); otherwise pass the redirect to ``handleRedirect(url:)``. The tokens are kept in memory: call
     /// ``storeRefreshToken(withNewPassword:)`` to seal the refresh token under a password.
     /// - Returns: the user id (`sub`).
     /// - Throws: ``VaultError``: a state mismatch, an error answer or a missing code is `.openIDConnectFailed`.
@@ -62,7 +63,9 @@ extension Auth {
             // withTaskCancellationHandler has no typed throws: the Result carries the error through.
             let waited = await withTaskCancellationHandler { () async -> Result<URL, VaultError> in
                 do throws(VaultError) {
-                    return .success(try await receiver.waitForRedirect(path: redirectURI.path, timeout: timeout))
+                    return .success(
+                        try await receiver.waitForRedirect(path: redirectURI.path, state: state, timeout: timeout)
+                    )
                 } catch {
                     return .failure(error)
                 }

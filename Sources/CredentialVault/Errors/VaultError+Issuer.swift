@@ -69,6 +69,19 @@ extension VaultError {
         )
     }
 
+    /// The issuer could not serve its discovery document now (HTTP 5xx, or 429): the server's failure, which
+    /// says nothing about the configuration.
+    static func discoveryUnavailable(_ url: URL, status: Int) -> VaultError {
+        VaultError(
+            .serverRefused,
+            "The issuer at \(url.displayHost) could not serve its discovery document (HTTP \(status)): a failure of "
+                + "the server, not of the configuration. Try again later.",
+            origin: .issuer,
+            host: url.displayHost,
+            httpStatus: status
+        )
+    }
+
     /// The OpenID Connect login failed for `why`.
     static func openIDConnectFailed(_ why: String) -> VaultError {
         VaultError(.openIDConnectFailed, "The OpenID Connect login failed: \(why).", origin: .issuer)

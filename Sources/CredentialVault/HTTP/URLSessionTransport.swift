@@ -21,7 +21,12 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        #if canImport(FoundationNetworking)
+        let delegateQueue: OperationQueue? = InlineDelegateQueue()
+        #else
+        let delegateQueue: OperationQueue? = nil
+        #endif
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
         Self.removeFoldersMade(since: existing, among: folders)
     }
 
@@ -136,7 +141,7 @@ public final class URLSessionTransport: HTTPTransport {
             .serverCertificateHasUnknownRoot, .serverCertificateNotYetValid, .clientCertificateRejected,
             .clientCertificateRequired:
             "the TLS connection failed"
-        case .badServerResponse, .cannotParseResponse: "the server's answer was not valid HTTP"
+        case .badServerResponse, .cannotParseResponse: "the connection closed without a valid HTTP answer"
         case .zeroByteResource: "the server closed the connection without answering"
         case .dataLengthExceedsMaximum: "the answer was too large"
         case .badURL, .unsupportedURL: "the URL cannot be requested"
@@ -216,6 +221,19 @@ private final class Exchange: Sendable {
         return true
     }
 }
+
+#if canImport(FoundationNetworking)
+/// Runs each delegate callback at once, on URLSession's own queue that reports it, instead of queueing it.
+/// FoundationNetworking reads a body without waiting for its delegate: with queued callbacks, a busy process
+/// counted bytes long after libcurl had read and buffered them (a whole 512 MiB answer, in a test). Inline,
+/// the count keeps pace with the reading, and a cancel stops it within one read of the socket.
+private final class InlineDelegateQueue: OperationQueue, @unchecked Sendable {
+    // @unchecked Sendable as OperationQueue is: this subclass adds no state.
+    override func addOperation(_ block: @escaping @Sendable () -> Void) {
+        block()
+    }
+}
+#endif
 
 /// The session's delegate: follows no redirect (the library handles every 3xx itself), and hands each task's
 /// body to its ``Exchange`` as it arrives, so no body is buffered past its limit.

@@ -56,6 +56,10 @@ struct Discovery: Sendable {
         } catch {
             throw .network(error, service: "the issuer", origin: .issuer)
         }
+        // A server failure or a rate limit is the server's answer for now, not a sign of a wrong issuer URL.
+        if (500..<600).contains(response.status) || response.status == 429 {
+            throw .discoveryUnavailable(url, status: response.status)
+        }
         guard response.status == 200 else {
             throw .discoveryFailed(
                 "\(url.absoluteString) answered HTTP \(response.status)",

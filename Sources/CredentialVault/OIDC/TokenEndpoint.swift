@@ -13,7 +13,41 @@ struct TokenEndpoint: Sendable {
         let access_token: String
         let refresh_token: String?
         let id_token: String?
-        let expires_in: Double?
+        let expires_in: Seconds?
+    }
+
+    /// `expires_in` as servers send it: a JSON number, or a number in a string (some do). Any other value
+    /// decodes to nil instead of failing the whole answer: the field is only a hint (RFC 6749 section 5.1).
+    private struct Seconds: Decodable {
+        let value: Double?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            value = (try? container.decode(Double.self)) ?? (try? container.decode(String.self)).flatMap(Double.init)
+        }
+    }
+
+    /// The longest access-token lifetime taken from `expires_in`: one year.
+    static let maximumLifetime: TimeInterval = 365 * 24 * 60 * 60
+
+    /// The lifetime the library takes from `expires_in`, in seconds: a value that is not a finite number (NaN,
+    /// infinity, text) is no hint at all (nil: the access token's own `exp` decides, else it is refreshed at
+    /// every use); a negative value is 0 (expired at once); more than ``maximumLifetime`` is that maximum.
+    static func lifetime(expiresIn seconds: Double?) -> TimeInterval? {
+        guard let seconds, seconds.isFinite else { return nil }
+        return min(max(seconds, 0), maximumLifetime)
+    }
+
+    /// A 200 answer's body as a token response (RFC 6749 section 5.1), or nil when it is not one.
+    static func tokenResponse(from body: Data) -> TokenResponse? {
+        guard let success = try? JSONDecoder().decode(Success.self, from: body), !success.access_token.isEmpty
+        else { return nil }
+        return TokenResponse(
+            accessToken: success.access_token,
+            refreshToken: success.refresh_token.flatMap { $0.isEmpty ? nil : $0 },
+            idToken: success.id_token,
+            expiresIn: lifetime(expiresIn: success.expires_in?.value)
+        )
     }
 
     private struct Failure: Decodable {
@@ -49,17 +83,10 @@ struct TokenEndpoint: Sendable {
             throw .network(error, service: "the issuer's token endpoint", origin: .issuer)
         }
         if response.status == 200 {
-            guard let success = try? JSONDecoder().decode(Success.self, from: response.body),
-                !success.access_token.isEmpty
-            else {
+            guard let answer = Self.tokenResponse(from: response.body) else {
                 throw .tokenAnswerUnusable("the answer is not a token response (RFC 6749 section 5.1)", host: host)
             }
-            return TokenResponse(
-                accessToken: success.access_token,
-                refreshToken: success.refresh_token.flatMap { $0.isEmpty ? nil : $0 },
-                idToken: success.id_token,
-                expiresIn: success.expires_in
-            )
+            return answer
         }
         // RFC 6749 section 5.2: invalid_grant means the grant (here: the refresh token or code) is dead.
         let failure = try? JSONDecoder().decode(Failure.self, from: response.body)

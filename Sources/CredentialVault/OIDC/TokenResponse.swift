@@ -5,6 +5,8 @@ struct TokenResponse: Sendable, CustomStringConvertible {
     let accessToken: String
     let refreshToken: String?
     let idToken: String?
+    /// Seconds from `expires_in`, clamped to 0 ... one year; nil when absent or not a finite number
+    /// (``TokenEndpoint/lifetime(expiresIn:)``).
     let expiresIn: TimeInterval?
 
     var description: String { "TokenResponse(redacted)" }
