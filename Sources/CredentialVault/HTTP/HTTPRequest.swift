@@ -12,9 +12,9 @@ public struct HTTPRequest: Sendable {
     public var body: Data?
     /// Seconds to wait for the whole answer.
     public var timeout: TimeInterval
-    /// The most bytes of answer body to accept. A transport stops reading past it and throws a
-    /// ``TransportError`` of kind ``TransportError/Kind/answerTooLarge``, so a hostile or broken server
-    /// cannot make the library buffer an answer of any size.
+    /// The most bytes of answer body to accept: a larger answer is a ``TransportError`` of kind
+    /// ``TransportError/Kind/answerTooLarge``, never handed to a parser. ``URLSessionTransport`` checks it on
+    /// the body URLSession hands over whole (a transport that streams may stop reading at the limit).
     public var maximumAnswerSize: Int
 
     /// The default ``maximumAnswerSize``: 1 MiB. Every answer the library expects (key service, discovery,

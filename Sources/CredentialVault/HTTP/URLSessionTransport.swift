@@ -10,7 +10,7 @@ import FoundationNetworking
 /// ``HTTPRequest/maximumAnswerSize``.
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
-    private let delegate = SessionDelegate()
+    private let delegate = NoRedirects()
 
     /// A transport with an ephemeral session of its own.
     public init() {
@@ -21,12 +21,7 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        #if canImport(FoundationNetworking)
-        let delegateQueue: OperationQueue? = InlineDelegateQueue()
-        #else
-        let delegateQueue: OperationQueue? = nil
-        #endif
-        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
         Self.removeFoldersMade(since: existing, among: folders)
     }
 
@@ -80,24 +75,18 @@ public final class URLSessionTransport: HTTPTransport {
 
         // FoundationNetworking does not enforce the request's timeout on every path, and cancelling a task
         // from a Swift cancellation handler can deadlock it; so a dispatch timer cancels the task instead,
-        // and whichever of the answer, the size limit and the timer comes first settles the call.
-        // No completion handler: one would buffer the whole body, so the delegate counts it as it arrives.
+        // and whichever of the answer and the timer comes first settles the call.
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-            let exchange = Exchange(limit: request.maximumAnswerSize, continuation)
-            let task = session.dataTask(with: urlRequest)
-            delegate.begin(exchange, for: task)
+            let settle = SettleOnce(continuation)
+            let task = session.dataTask(with: urlRequest) { data, response, error in
+                settle.resume(.answered(data, response, error))
+            }
             task.resume()
             DispatchQueue.global().asyncAfter(deadline: .now() + request.timeout) {
-                if exchange.settle(.timedOut) { task.cancel() }
+                if settle.resume(.timedOut) { task.cancel() }
             }
         }
         switch outcome {
-        case .tooLarge:
-            throw TransportError(
-                kind: .answerTooLarge,
-                host: host,
-                reason: "the answer is larger than \(Self.bytes(request.maximumAnswerSize)), the most accepted"
-            )
         case .timedOut:
             throw TransportError(
                 kind: .timedOut,
@@ -122,11 +111,49 @@ public final class URLSessionTransport: HTTPTransport {
             guard let http = response as? HTTPURLResponse else {
                 throw TransportError(kind: .noResponse, host: host, reason: "the answer was not HTTP")
             }
+            // URLSession's completion handler hands over the whole body: the limit is checked on it, so an
+            // answer over it is refused, though it was read (see HTTPRequest.maximumAnswerSize).
+            let body = data ?? Data()
+            guard body.count <= request.maximumAnswerSize else {
+                throw TransportError(
+                    kind: .answerTooLarge,
+                    host: host,
+                    reason: "the answer is larger than \(Self.bytes(request.maximumAnswerSize)), the most accepted"
+                )
+            }
             var headers: [String: String] = [:]
             for (name, value) in http.allHeaderFields {
                 if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
             }
-            return HTTPResponse(status: http.statusCode, headers: headers, body: data ?? Data())
+            return HTTPResponse(status: http.statusCode, headers: headers, body: body)
+        }
+    }
+
+    private enum Outcome: @unchecked Sendable {
+        // @unchecked Sendable: the values are handed over once, from URLSession's queue to the waiting task.
+        case answered(Data?, URLResponse?, (any Error)?)
+        case timedOut
+    }
+
+    /// Resumes a continuation exactly once, whoever comes first.
+    private final class SettleOnce: Sendable {
+        private let continuation: Mutex<CheckedContinuation<Outcome, Never>?>
+
+        init(_ continuation: CheckedContinuation<Outcome, Never>) {
+            self.continuation = Mutex(continuation)
+        }
+
+        /// Whether this call was the one that resumed it.
+        @discardableResult
+        func resume(_ outcome: Outcome) -> Bool {
+            guard
+                let pending = continuation.withLock({ value in
+                    defer { value = nil }
+                    return value
+                })
+            else { return false }
+            pending.resume(returning: outcome)
+            return true
         }
     }
 
@@ -157,128 +184,5 @@ public final class URLSessionTransport: HTTPTransport {
 
     private static func bytes(_ count: Int) -> String {
         count >= 1 << 20 && count % (1 << 20) == 0 ? "\(count >> 20) MiB" : "\(count) bytes"
-    }
-}
-
-private enum Outcome: @unchecked Sendable {
-    // @unchecked Sendable: the values are handed over once, from URLSession's queue to the waiting task.
-    case answered(Data?, URLResponse?, (any Error)?)
-    case tooLarge
-    case timedOut
-}
-
-/// One request's answer as it arrives: the body so far, never more than `limit` bytes, and the call to
-/// settle exactly once, by whichever of the answer, the size limit and the timer comes first.
-private final class Exchange: Sendable {
-    private struct State {
-        var body = Data()
-        var continuation: CheckedContinuation<Outcome, Never>?
-    }
-
-    let limit: Int
-    private let state: Mutex<State>
-
-    init(limit: Int, _ continuation: CheckedContinuation<Outcome, Never>) {
-        self.limit = max(0, limit)
-        state = Mutex(State(continuation: continuation))
-    }
-
-    /// Keeps `data`, or settles the call as too large and stops `task` when the body would pass the limit.
-    func receive(_ data: Data, of task: URLSessionTask) {
-        let kept = state.withLock { state in
-            guard state.continuation != nil, data.count <= limit - state.body.count else { return false }
-            state.body.append(data)
-            return true
-        }
-        if !kept { refuse(task) }
-    }
-
-    /// Settles the call as too large and stops reading: the connection is closed, whatever the server still sends.
-    func refuse(_ task: URLSessionTask) {
-        guard settle(.tooLarge) else { return }
-        // Not on URLSession's delegate queue, where this runs: cancelling hops to the task's own queue.
-        DispatchQueue.global().async { task.cancel() }
-    }
-
-    /// Settles the call with what URLSession reports at the end of the task.
-    func complete(response: URLResponse?, error: (any Error)?) {
-        let body = state.withLock { $0.body }
-        settle(.answered(body, response, error))
-    }
-
-    /// Whether this call was the one that settled it.
-    @discardableResult
-    func settle(_ outcome: Outcome) -> Bool {
-        let pending = state.withLock { state in
-            defer {
-                state.continuation = nil
-                state.body = Data()
-            }
-            return state.continuation
-        }
-        guard let pending else { return false }
-        pending.resume(returning: outcome)
-        return true
-    }
-}
-
-#if canImport(FoundationNetworking)
-/// Runs each delegate callback at once, on URLSession's own queue that reports it, instead of queueing it.
-/// FoundationNetworking reads a body without waiting for its delegate: with queued callbacks, a busy process
-/// counted bytes long after libcurl had read and buffered them (a whole 512 MiB answer, in a test). Inline,
-/// the count keeps pace with the reading, and a cancel stops it within one read of the socket.
-private final class InlineDelegateQueue: OperationQueue, @unchecked Sendable {
-    // @unchecked Sendable as OperationQueue is: this subclass adds no state.
-    override func addOperation(_ block: @escaping @Sendable () -> Void) {
-        block()
-    }
-}
-#endif
-
-/// The session's delegate: follows no redirect (the library handles every 3xx itself), and hands each task's
-/// body to its ``Exchange`` as it arrives, so no body is buffered past its limit.
-private final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
-    private let exchanges = Mutex<[Int: Exchange]>([:])
-
-    /// Routes `task`'s answer to `exchange`; call before `resume()`.
-    func begin(_ exchange: Exchange, for task: URLSessionTask) {
-        exchanges.withLock { $0[task.taskIdentifier] = exchange }
-    }
-
-    private func exchange(for task: URLSessionTask) -> Exchange? {
-        exchanges.withLock { $0[task.taskIdentifier] }
-    }
-
-    func urlSession(
-        _ session: URLSession,
-        dataTask: URLSessionDataTask,
-        didReceive response: URLResponse,
-        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
-    ) {
-        // A declared length over the limit is refused before any of the body is read. FoundationNetworking
-        // ignores a `.cancel` disposition, so the exchange cancels the task itself.
-        if let exchange = exchange(for: dataTask), response.expectedContentLength > Int64(exchange.limit) {
-            exchange.refuse(dataTask)
-        }
-        completionHandler(.allow)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        exchange(for: dataTask)?.receive(data, of: dataTask)
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let exchange = exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }
-        exchange?.complete(response: task.response, error: error)
-    }
-
-    func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest,
-        completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
     }
 }

@@ -48,12 +48,13 @@ struct LoopbackListenerTests {
     @Test("connections that send half a request line and go on dripping do not keep the redirect from being served")
     func stalledConnections() async throws {
         try await AuthFixture.with { fixture in
-            let drip = Mutex<Task<Int, Never>?>(nil)
+            let drip = Mutex<Task<(connections: Int, cutShort: Bool), Never>?>(nil)
             let opened = Count()
             let userId = try await fixture.vault.auth.performOpenIDConnectFlow(timeout: .seconds(120)) { url in
                 let port = LoginURL(url).port
                 // A byte now and then, until the login is over: a listener that reads one connection at a time,
-                // each read bounded by a timeout, would never get to the browser's.
+                // each read bounded by a timeout, would never get to the browser's. The bound on rounds only
+                // ends the drip for such a listener, so that the test ends and says so.
                 let dripping = Task {
                     var stalled: [RawConnection] = []
                     for _ in 0..<5 {
@@ -62,21 +63,23 @@ struct LoopbackListenerTests {
                         stalled.append(connection)
                         opened.add()
                     }
-                    while !Task.isCancelled {
+                    for _ in 0..<300 where !Task.isCancelled {
                         for connection in stalled { _ = await connection.send("a") }
                         try? await Task.sleep(for: .milliseconds(200))
                     }
                     for connection in stalled { connection.close() }
-                    return stalled.count
+                    return (stalled.count, Task.isCancelled)
                 }
                 drip.withLock { $0 = dripping }
-                // The stalled connections reach the listener first.
+                // The stalled connections reach the listener before the browser's.
                 for _ in 0..<6_000 where opened.value < 5 { try? await Task.sleep(for: .milliseconds(10)) }
                 await Browser.follow(url)
             }
             let dripping = try #require(drip.withLock { $0 })
             dripping.cancel()
-            #expect(await dripping.value == 5)
+            let outcome = await dripping.value
+            #expect(outcome.connections == 5)
+            #expect(outcome.cutShort, "the login ended only after the stalled connections stopped dripping")
             #expect(await fixture.vault.auth.currentUserId == userId)
         }
     }
