@@ -68,7 +68,7 @@ struct LoopbackListenerTests {
                         try? await Task.sleep(for: .milliseconds(200))
                     }
                     for connection in stalled { connection.close() }
-                    return (stalled.count, Task.isCancelled)
+                    return (connections: stalled.count, cutShort: Task.isCancelled)
                 }
                 drip.withLock { $0 = dripping }
                 // The stalled connections reach the listener before the browser's.
