@@ -51,7 +51,22 @@ struct HTTPClient: Sendable {
     }
 
     func send(_ request: URLRequest) async throws -> HTTPAnswer {
-        let (data, response) = try await session.data(for: request)
+        // FoundationNetworking's dataTask(with:) and resume() wait for the session's queue: they run on a
+        // dispatch thread, so that wait never holds one of the cooperative threads the server under test needs.
+        let session = session
+        let (data, response) = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
+            DispatchQueue.global().async {
+                session.dataTask(with: request) { data, response, error in
+                    if let response {
+                        continuation.resume(returning: (data ?? Data(), response))
+                    } else {
+                        continuation.resume(throwing: error ?? URLError(.badServerResponse))
+                    }
+                }
+                .resume()
+            }
+        }
         let http = try #require(response as? HTTPURLResponse)
         var headers: [String: String] = [:]
         for (name, value) in http.allHeaderFields {

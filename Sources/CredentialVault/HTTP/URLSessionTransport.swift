@@ -67,23 +67,33 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        var urlRequest = URLRequest(url: request.url, timeoutInterval: request.timeout)
-        urlRequest.httpMethod = request.method
-        for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-        urlRequest.httpBody = request.body
+        var prepared = URLRequest(url: request.url, timeoutInterval: request.timeout)
+        prepared.httpMethod = request.method
+        for (name, value) in request.headers { prepared.setValue(value, forHTTPHeaderField: name) }
+        prepared.httpBody = request.body
         let host = request.url.displayHost
 
         // FoundationNetworking does not enforce the request's timeout on every path, and cancelling a task
         // from a Swift cancellation handler can deadlock it; so a dispatch timer cancels the task instead,
         // and whichever of the answer and the timer comes first settles the call.
+        //
+        // FoundationNetworking's dataTask(with:) and resume() wait for the session's own queue. That wait
+        // happens on a dispatch thread, never on one of Swift's cooperative threads (as few as the machine has
+        // cores): a busy process whose cooperative threads all wait there serves no other task meanwhile,
+        // an in-process server's answers included.
+        let session = session
+        let timeout = request.timeout
+        let urlRequest = prepared
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
             let settle = SettleOnce(continuation)
-            let task = session.dataTask(with: urlRequest) { data, response, error in
-                settle.resume(.answered(data, response, error))
-            }
-            task.resume()
-            DispatchQueue.global().asyncAfter(deadline: .now() + request.timeout) {
-                if settle.resume(.timedOut) { task.cancel() }
+            DispatchQueue.global().async {
+                let task = session.dataTask(with: urlRequest) { data, response, error in
+                    settle.resume(.answered(data, response, error))
+                }
+                task.resume()
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                    if settle.resume(.timedOut) { task.cancel() }
+                }
             }
         }
         switch outcome {

@@ -1,3 +1,4 @@
+import CredentialVault
 import Foundation
 import Testing
 
@@ -230,9 +231,9 @@ private func refresh(
 }
 
 private func getJSON(_ url: URL) async throws -> [String: Any] {
-    let (body, response) = try await URLSession.shared.data(from: url)
-    try #require((response as? HTTPURLResponse)?.statusCode == 200)
-    return try json(body)
+    let response = try await URLSessionTransport().send(HTTPRequest(method: "GET", url: url))
+    try #require(response.status == 200)
+    return try json(response.body)
 }
 
 private func json(_ body: Data) throws -> [String: Any] {

@@ -1,3 +1,4 @@
+import CredentialVault
 import Foundation
 import Testing
 
@@ -327,12 +328,15 @@ private func runToCompletion(
 
 /// POSTs an `application/x-www-form-urlencoded` body and returns the status and body.
 func postForm(_ url: URL, _ fields: [String: String]) async throws -> (status: Int, body: Data) {
-    var request = URLRequest(url: url)
-    request.httpMethod = "POST"
-    request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
-    request.httpBody = formEncode(fields).data(using: .utf8)
-    let (body, response) = try await URLSession.shared.data(for: request)
-    return ((response as? HTTPURLResponse)?.statusCode ?? 0, body)
+    let response = try await URLSessionTransport().send(
+        HTTPRequest(
+            method: "POST",
+            url: url,
+            headers: ["Content-Type": "application/x-www-form-urlencoded"],
+            body: Data(formEncode(fields).utf8)
+        )
+    )
+    return (response.status, response.body)
 }
 
 /// Form-encodes fields (RFC 6749 appendix B): only unreserved characters stay as they are.
