@@ -16,6 +16,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -36,7 +37,11 @@ let package = Package(
         ),
         .target(
             name: "CredentialVault",
-            dependencies: ["VaultCrypto", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "VaultCrypto", .product(name: "Logging", package: "swift-log"),
+                // id_token signatures: the cryptography is jwt-kit's (over swift-crypto), never ours.
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ]
         ),
         .executableTarget(
             name: "vault",

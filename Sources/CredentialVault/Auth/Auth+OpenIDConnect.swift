@@ -18,10 +18,17 @@ extension Auth {
     /// waits for the redirect that carries this login's `state` (any other request is answered and the wait
     /// goes on); otherwise pass the redirect to ``handleRedirect(url:)``. The tokens are kept in memory: call
     /// ``storeRefreshToken(withNewPassword:)`` to seal the refresh token under a password.
-    /// - Returns: the user id (`sub`).
-    /// - Throws: ``VaultError``: a state mismatch, an error answer or a missing code is `.openIDConnectFailed`.
+    ///
+    /// The user id is the `sub` of the id_token, once it is validated (OpenID Connect Core section 3.1.3.7:
+    /// signature against the issuer's JWKS, `iss`, `aud`, `azp`, `exp`, `iat`, `nonce`). An issuer that gives no
+    /// id_token (no `openid` scope, or a plain OAuth 2 server) needs `userId`, the name to keep the login under.
+    /// The access token is never read for the user: it is the resource server's, and may be opaque.
+    /// - Returns: the user id.
+    /// - Throws: ``VaultError``: a state mismatch, an error answer, a missing code or an id_token that fails
+    ///   validation is `.openIDConnectFailed`; nothing is kept then.
     public func performOpenIDConnectFlow(
         flow: Flow = .signIn,
+        userId namedUser: String? = nil,
         timeout: Duration = .seconds(300),
         presentAuthorizationURL: @escaping @Sendable (URL) async -> Void
     ) async throws(VaultError) -> String {
@@ -92,12 +99,11 @@ extension Auth {
             guard error.isLoginExpired else { throw error }
             throw .openIDConnectFailed("the issuer refused the authorization code (invalid_grant)")
         }
-        let userId = try userId(from: response, nonce: nonce)
+        let userId = try await userId(from: response, nonce: nonce, metadata: metadata, namedUser: namedUser)
         guard let refresh = response.refreshToken else { throw .noRefreshToken }
-        let accessToken = try accessJWT(response, userId: userId)
         endSession()
         session = ActiveSession(userId: userId, refreshToken: RefreshToken(token: refresh, userId: userId))
-        keep(accessToken, expiry: expiry(of: accessToken, response))
+        keep(accessToken(response, userId: userId))
         configuration.logger.debug("the OpenID Connect login is complete; the tokens are in memory")
         return userId
     }
@@ -146,19 +152,33 @@ extension Auth {
         return code
     }
 
-    private func userId(from response: TokenResponse, nonce: String) throws(VaultError) -> String {
+    /// The validated id_token's `sub`; without an id_token, the name the caller gave.
+    private func userId(
+        from response: TokenResponse,
+        nonce: String,
+        metadata: ProviderMetadata,
+        namedUser: String?
+    ) async throws(VaultError) -> String {
         guard let idToken = response.idToken else {
-            do { return try JWT(token: response.accessToken).userId } catch {
-                throw .tokenAnswerUnusable("neither an id token nor a JWT access token names the user", host: nil)
+            guard let namedUser, !namedUser.isEmpty else {
+                throw .openIDConnectFailed(
+                    "the issuer gave no id token to name the user (ask for the openid scope, or name the user)"
+                )
             }
+            return namedUser
         }
-        let jwt: JWT
-        do { jwt = try JWT(token: idToken) } catch {
-            throw .openIDConnectFailed("the id token does not decode (\(error.code))")
-        }
-        guard jwt["nonce"] as String? == nonce else {
-            throw .openIDConnectFailed("the id token's nonce does not match this login")
-        }
-        return jwt.userId
+        let verifier = IDTokenVerifier(
+            issuer: metadata.issuerIdentifier,
+            clientId: configuration.clientId,
+            leeway: configuration.leeway
+        )
+        let claims = try await verifier.verify(
+            idToken,
+            nonce: nonce,
+            keys: try providerKeys(),
+            now: configuration.now()
+        )
+        configuration.logger.debug("the id token is valid", metadata: ["alg": "\(claims.algorithm)"])
+        return claims.userId
     }
 }

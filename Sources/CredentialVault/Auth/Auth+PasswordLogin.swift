@@ -1,6 +1,6 @@
 extension Auth {
     /// Opens the stored refresh token with `password`, redeems it at the token endpoint and returns the
-    /// access token. A rotated refresh token is sealed with the same data key and written atomically
+    /// access token (opaque or a JWT). A rotated refresh token is sealed with the same data key and written atomically
     /// before this returns (unless `storeNewRefreshToken` is false: then it lives in memory only).
     /// - Parameter userId: the user; nil when exactly one user is stored.
     /// - Throws: ``VaultError``: `isWrongPassword`, `isKeyLocked`, `isLoginExpired`, `isNotRegistered`, ...
@@ -8,7 +8,7 @@ extension Auth {
         userId: String? = nil,
         password: String,
         storeNewRefreshToken: Bool = true
-    ) async throws(VaultError) -> JWT {
+    ) async throws(VaultError) -> AccessToken {
         let userId = try await resolveUser(userId)
         let lock = try await userStorage.sessionLock()
         defer { withExtendedLifetime(lock) {} }
@@ -22,7 +22,7 @@ extension Auth {
     public func loginWithDeviceUnlock(
         userId: String? = nil,
         storeNewRefreshToken: Bool = true
-    ) async throws(VaultError) -> JWT {
+    ) async throws(VaultError) -> AccessToken {
         let userId = try await resolveUser(userId)
         let lock = try await userStorage.sessionLock()
         defer { withExtendedLifetime(lock) {} }
@@ -48,7 +48,7 @@ extension Auth {
         refreshToken: RefreshToken,
         envelope: UnlockedEnvelope,
         persist: Bool
-    ) async throws(VaultError) -> JWT {
+    ) async throws(VaultError) -> AccessToken {
         endSession()
         let redeemed = try await redeem(refreshToken, sealingIn: persist ? envelope : nil)
         if let timings = envelope.timings {
@@ -60,7 +60,7 @@ extension Auth {
             )
         }
         session = ActiveSession(userId: userId, refreshToken: redeemed.refreshToken, envelope: persist ? envelope : nil)
-        keep(redeemed.accessToken, expiry: redeemed.expiry)
+        keep(redeemed.accessToken)
         return redeemed.accessToken
     }
 }

@@ -22,11 +22,12 @@ public actor Auth {
     let userStorage: UserStorage
     let transport: any HTTPTransport
     private var metadataCache: ProviderMetadata?
+    private var keysCache: ProviderKeys?
     var session: ActiveSession?
     /// The session's access token and the moment it stops being handed out (its expiry minus the leeway),
     /// kept apart from the session so the hot path of ``getAccessToken(forceRefresh:)`` copies nothing else.
-    private var fresh: (token: JWT, until: Date)?
-    private var refreshInFlight: (sessionId: UUID, task: Task<Result<JWT, VaultError>, Never>)?
+    private var fresh: (token: AccessToken, until: Date)?
+    private var refreshInFlight: (sessionId: UUID, task: Task<Result<AccessToken, VaultError>, Never>)?
     var pendingRedirect: (prefix: String, continuation: CheckedContinuation<URL, Never>)?
 
     /// An auth over `userStorage` (use ``Vault`` to build both from one configuration).
@@ -58,10 +59,10 @@ public actor Auth {
 
     /// The session's access token while it stays valid for the leeway, otherwise a new one.
     ///
-    /// Concurrent callers share one refresh. A rotated refresh token is written to the envelope before
+    /// The token may be opaque or a JWT (``AccessToken/jwt``); either is handed out. Concurrent callers share one refresh. A rotated refresh token is written to the envelope before
     /// any caller gets the new access token, so a restart never strands the user.
     /// - Throws: ``VaultError``: `.notLoggedIn`; `isLoginExpired` ends the session.
-    public func getAccessToken(forceRefresh: Bool = false) async throws(VaultError) -> JWT {
+    public func getAccessToken(forceRefresh: Bool = false) async throws(VaultError) -> AccessToken {
         if !forceRefresh, let fresh, configuration.now() < fresh.until { return fresh.token }
         guard let current = session else { throw .notLoggedIn }
         if let inFlight = refreshInFlight, inFlight.sessionId == current.id {
@@ -72,7 +73,7 @@ public actor Auth {
         return try await task.value.get()
     }
 
-    private func refreshSession(_ id: UUID) async -> Result<JWT, VaultError> {
+    private func refreshSession(_ id: UUID) async -> Result<AccessToken, VaultError> {
         defer { if refreshInFlight?.sessionId == id { refreshInFlight = nil } }
         do throws(VaultError) {
             guard let current = session, current.id == id else { throw .notLoggedIn }
@@ -88,7 +89,7 @@ public actor Auth {
             let redeemed = try await redeem(refreshToken, sealingIn: current.envelope, onto: onDisk)
             guard session?.id == id else { throw .notLoggedIn }
             session?.refreshToken = redeemed.refreshToken
-            keep(redeemed.accessToken, expiry: redeemed.expiry)
+            keep(redeemed.accessToken)
             return .success(redeemed.accessToken)
         } catch {
             if error.isLoginExpired, session?.id == id {
@@ -124,34 +125,28 @@ public actor Auth {
             "refresh_token grant answered",
             metadata: ["rotated": "\(rotated != nil && rotated != refreshToken)", "sealed": "\(envelope != nil)"]
         )
-        let accessToken = try accessJWT(response, userId: refreshToken.userId)
         return Redemption(
-            accessToken: accessToken,
+            accessToken: accessToken(response, userId: refreshToken.userId),
             refreshToken: rotated ?? refreshToken,
-            expiry: expiry(of: accessToken, response),
             tokenEndpointTime: answered - started,
             persistTime: clock.now - answered
         )
     }
 
-    func accessJWT(_ response: TokenResponse, userId: String) throws(VaultError) -> JWT {
-        let jwt: JWT
-        do {
-            jwt = try JWT(token: response.accessToken)
-        } catch {
-            throw .tokenAnswerUnusable("the access token is not a JWT (\(error.code))", host: nil)
-        }
-        guard jwt.userId == userId else { throw .tokenAnswerUnusable("the access token is another user's", host: nil) }
-        return jwt
+    /// The answer's access token, opaque or not, for `userId`: the access token is the resource server's to
+    /// read, so nothing in it is checked against the user.
+    func accessToken(_ response: TokenResponse, userId: String) -> AccessToken {
+        AccessToken(
+            token: response.accessToken,
+            userId: userId,
+            expiresIn: response.expiresIn,
+            now: configuration.now()
+        )
     }
 
     /// An access token without any expiry is refreshed on every call rather than trusted forever.
-    func keep(_ token: JWT, expiry: Date?) {
-        fresh = expiry.map { (token, $0.addingTimeInterval(-configuration.leeway)) }
-    }
-
-    func expiry(of token: JWT, _ response: TokenResponse) -> Date? {
-        token.expireDate ?? response.expiresIn.map { configuration.now().addingTimeInterval($0) }
+    func keep(_ token: AccessToken) {
+        fresh = token.expireDate.map { (token, $0.addingTimeInterval(-configuration.leeway)) }
     }
 
     /// Forgets the session: cancels its refresh, drops its tokens and its data key (which zeroes it).
@@ -181,6 +176,25 @@ public actor Auth {
         configuration.logger.debug("discovered the issuer's endpoints", metadata: ["issuer": "\(metadata.issuer)"])
         metadataCache = metadata
         return metadata
+    }
+
+    /// The issuer's signing keys, kept for the life of this `Auth`.
+    /// - Throws: ``VaultError`` `.openIDConnectFailed` when discovery names no `jwks_uri`.
+    func providerKeys() async throws(VaultError) -> ProviderKeys {
+        if let keysCache { return keysCache }
+        guard let url = try await metadata().jwksURI else {
+            throw .openIDConnectFailed(
+                "the issuer's discovery document names no jwks_uri, so its id token cannot be checked"
+            )
+        }
+        let keys = ProviderKeys(
+            url: url,
+            transport: transport,
+            timeout: configuration.requestTimeout,
+            logger: configuration.logger
+        )
+        keysCache = keys
+        return keys
     }
 
     /// Refuses an issuer the library must not send secrets to.

@@ -2,9 +2,8 @@ import Foundation
 
 /// One refresh_token grant, done: the tokens it gave and how long its steps took.
 struct Redemption: Sendable {
-    let accessToken: JWT
+    let accessToken: AccessToken
     let refreshToken: RefreshToken
-    let expiry: Date?
     let tokenEndpointTime: Duration
     let persistTime: Duration
 }

@@ -2,11 +2,16 @@ import Foundation
 
 extension VaultError {
     /// `invalid_grant` to a refresh: the stored login is dead.
-    static var loginExpired: VaultError {
-        VaultError(
+    static var loginExpired: VaultError { loginExpired(saying: nil) }
+
+    /// The stored login is dead (`invalid_grant`, or a bare 400/401 to a refresh); `words` are the server's
+    /// own, shown cut to a printable line when there are any.
+    static func loginExpired(saying words: String?) -> VaultError {
+        let said = words.map { printable($0, limit: 200) }.flatMap { $0.isEmpty ? nil : " The issuer said: \"\($0)\"." }
+        return VaultError(
             .loginExpired,
             "The issuer no longer accepts the stored login (the refresh token expired or was revoked). Log in with "
-                + "OpenID Connect again.",
+                + "OpenID Connect again.\(said ?? "")",
             origin: .issuer
         )
     }

@@ -262,7 +262,7 @@ extension JWT {
     }
 
     /// The text quoted and escaped, cut to 64 characters, for descriptions.
-    private static func quoted(_ text: String) -> String {
+    static func quoted(_ text: String) -> String {
         let limit = 64
         guard text.count > limit else { return String(reflecting: text) }
         return String(reflecting: String(text.prefix(limit))) + "…"

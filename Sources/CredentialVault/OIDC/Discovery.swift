@@ -13,6 +13,7 @@ struct Discovery: Sendable {
         let token_endpoint: String?
         let revocation_endpoint: String?
         let end_session_endpoint: String?
+        let jwks_uri: String?
     }
 
     func metadata(for issuer: URL) async throws(VaultError) -> ProviderMetadata {
@@ -39,10 +40,12 @@ struct Discovery: Sendable {
         }
         return ProviderMetadata(
             issuer: issuer,
+            issuerIdentifier: issuerText,
             authorizationEndpoint: authorization,
             tokenEndpoint: token,
             revocationEndpoint: revocation,
-            endSessionEndpoint: try Self.endpoint(document.end_session_endpoint, "end_session_endpoint")
+            endSessionEndpoint: try Self.endpoint(document.end_session_endpoint, "end_session_endpoint"),
+            jwksURI: try Self.endpoint(document.jwks_uri, "jwks_uri")
         )
     }
 

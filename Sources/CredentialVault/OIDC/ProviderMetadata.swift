@@ -4,6 +4,8 @@ public import Foundation
 public struct ProviderMetadata: Sendable, Equatable {
     /// The issuer, exactly as configured.
     public let issuer: URL
+    /// The issuer identifier exactly as the discovery document states it: an id_token's `iss` must equal it.
+    public let issuerIdentifier: String
     /// Where the user logs in (authorization code flow).
     public let authorizationEndpoint: URL
     /// Where codes and refresh tokens become tokens.
@@ -12,4 +14,6 @@ public struct ProviderMetadata: Sendable, Equatable {
     public let revocationEndpoint: URL?
     /// RP-initiated logout, when offered.
     public let endSessionEndpoint: URL?
+    /// The issuer's JWK Set, which id_token signatures are checked against.
+    public let jwksURI: URL?
 }

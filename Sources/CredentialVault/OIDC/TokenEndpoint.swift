@@ -52,12 +52,13 @@ struct TokenEndpoint: Sendable {
 
     private struct Failure: Decodable {
         let error: String
+        let error_description: String?
     }
 
     private var host: String { url.displayHost }
 
     func refresh(_ refreshToken: String) async throws(VaultError) -> TokenResponse {
-        try await post(["grant_type": "refresh_token", "refresh_token": refreshToken])
+        try await post(["grant_type": "refresh_token", "refresh_token": refreshToken], deadOnBareRefusal: true)
     }
 
     func exchange(code: String, verifier: String, redirectURI: String) async throws(VaultError) -> TokenResponse {
@@ -66,7 +67,14 @@ struct TokenEndpoint: Sendable {
         ])
     }
 
-    private func post(_ fields: [String: String]) async throws(VaultError) -> TokenResponse {
+    /// - Parameter deadOnBareRefusal: a 400 or 401 without an OAuth error body means the grant is dead (servers
+    ///   answer a refresh token of a revoked family that way), not that the request was wrong.
+    private func post(
+        _ fields: [String: String],
+        deadOnBareRefusal: Bool = false
+    ) async throws(VaultError)
+        -> TokenResponse
+    {
         var all = fields
         all["client_id"] = clientId
         let request = HTTPRequest(
@@ -90,7 +98,11 @@ struct TokenEndpoint: Sendable {
         }
         // RFC 6749 section 5.2: invalid_grant means the grant (here: the refresh token or code) is dead.
         let failure = try? JSONDecoder().decode(Failure.self, from: response.body)
-        if failure?.error == "invalid_grant" { throw .loginExpired }
+        if let failure, failure.error == "invalid_grant" { throw .loginExpired(saying: failure.error_description) }
+        if failure == nil, deadOnBareRefusal, response.status == 400 || response.status == 401 {
+            let text = String(decoding: response.body.prefix(512), as: UTF8.self)
+            throw .loginExpired(saying: text.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
         throw .tokenRequestRefused(status: response.status, errorCode: failure?.error, host: host)
     }
 }

@@ -70,8 +70,12 @@ struct DemoScript {
         let token = try await timed("the password opened the refresh token; the issuer gave a new access token") {
             try await later.auth.loginWithPassword(userId: userId, password: password)
         }
-        say("claims of the access token (the signature is not checked by this display):")
-        say(Format.table(token.claims))
+        if let jwt = token.jwt {
+            say("claims of the access token, a JWT (the signature is not checked by this display):")
+            say(Format.table(jwt.claims))
+        } else {
+            say("the access token is opaque: only the resource server reads it")
+        }
 
         step(5, "Force a refresh")
         let before = await later.auth.refreshToken

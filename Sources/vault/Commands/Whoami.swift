@@ -5,7 +5,8 @@ import Foundation
 /// `vault whoami`: the claims of a fresh access token.
 struct Whoami: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show the claims of a fresh access token (a table, or JSON with --json).",
+        abstract:
+            "Show the claims of a fresh access token (a table, or JSON with --json); for an opaque one, sub and exp.",
         discussion: "Unlocks like `vault token`: device unlock when it is on, otherwise the password."
     )
 
@@ -25,12 +26,19 @@ struct Whoami: AsyncParsableCommand {
                 prompt: prompt,
                 allowDeviceUnlock: !unlocking.noDeviceUnlock
             )
+            // An opaque access token has no claims to show: the user and the expiry stand in for them.
+            let claims =
+                token.jwt?.claims ?? [
+                    "sub": .string(token.userId),
+                    "exp": token.expireDate.map { .number($0.timeIntervalSince1970.rounded()) } ?? .null,
+                ]
             if json {
-                Terminal.output(Format.json(.object(token.claims)))
+                Terminal.output(Format.json(.object(claims)))
             } else {
                 let user = Format.escapingControlCharacters(token.userId)
                 Terminal.output("user \(user) (unlocked with \(viaDevice ? "device unlock" : "the password"))")
-                Terminal.output(Format.table(token.claims))
+                if token.jwt == nil { Terminal.output("the access token is opaque: only the resource server reads it") }
+                Terminal.output(Format.table(claims))
             }
         }
     }

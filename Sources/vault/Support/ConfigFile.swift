@@ -1,6 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
+// `stat` is one struct in several C modules; since swift-crypto's headers join the build, Swift names
+// CoreFoundation's copy as the one that defines it.
+import CoreFoundation
 import Glibc
 #elseif canImport(Darwin)
 import Darwin

@@ -166,7 +166,7 @@ final class VaultContext {
         prompt: PasswordPrompt,
         allowDeviceUnlock: Bool = true,
         storeNewRefreshToken: Bool = true
-    ) async throws -> (token: JWT, viaDevice: Bool) {
+    ) async throws -> (token: AccessToken, viaDevice: Bool) {
         if allowDeviceUnlock, await userStorage.hasDeviceUnlock(userId: userId) {
             do {
                 let token = try await Progress.run("Unlocking with the device secret...") {

@@ -15,7 +15,7 @@ struct AuthTests {
             let restarted = try fixture.restarted()
             let token = try await restarted.auth.loginWithPassword(password: AuthFixture.password)
             #expect(token.userId == "demo-user")
-            #expect(token.issuer == fixture.server.issuer.absoluteString)
+            #expect(token.jwt?.issuer == fixture.server.issuer.absoluteString)
             #expect(await restarted.auth.isLoggedIn)
             let timings = try #require(await restarted.auth.lastLoginTimings)
             #expect(timings.keyDerivation > .zero && timings.tokenEndpoint > .zero && timings.sealAndWrite > .zero)
