@@ -20,9 +20,10 @@ struct DjangoOAuthToolkitInteropTests {
         /// Runs `body` with a DOT server, a KeyServiceMock and a store directory, all gone before returning.
         static func with(
             isolation: isolated (any Actor)? = #isolation,
+            jwtAccessTokens: Bool = false,
             _ body: (Setup) async throws -> Void
         ) async throws {
-            let dot = try await DjangoOAuthToolkit.start()
+            let dot = try await DjangoOAuthToolkit.start(jwtAccessTokens: jwtAccessTokens)
             defer { dot.stop() }
             try await KeyServiceMockServer.withServer { keys in
                 try await TemporaryDirectory.with { root in
@@ -58,7 +59,8 @@ struct DjangoOAuthToolkitInteropTests {
             let first = try await dot.passwordGrant()
             let vault = try vault(clientId: dot.passwordClientId)
             try await vault.userStorage.storeRefreshToken(
-                RefreshToken(token: first.refreshToken, userId: try JWT(token: first.accessToken).userId),
+                // The access token is opaque (DOT's default): the vault names the user itself.
+                RefreshToken(token: first.refreshToken, userId: dot.username),
                 withNewPassword: password
             )
             return (vault, first.refreshToken)
@@ -67,9 +69,12 @@ struct DjangoOAuthToolkitInteropTests {
 
     static let password = "interop password"
 
-    @Test("first refresh token by the code flow through DOT's login form, then password login and a forced refresh")
-    func codeFlow() async throws {
-        try await Setup.with { setup in
+    @Test(
+        "first refresh token by the code flow through DOT's login form, then password login and a forced refresh",
+        arguments: [false, true]
+    )
+    func codeFlow(jwtAccessTokens: Bool) async throws {
+        try await Setup.with(jwtAccessTokens: jwtAccessTokens) { setup in
             let vault = try setup.vault(clientId: setup.dot.codeClientId)
             let dot = setup.dot
             let userId = try await vault.auth.performOpenIDConnectFlow { url in
@@ -82,8 +87,12 @@ struct DjangoOAuthToolkitInteropTests {
             let restarted = try setup.vault(clientId: setup.dot.codeClientId)
             let token = try await restarted.auth.loginWithPassword(password: Self.password)
             #expect(token.userId == userId)
+            // The user is the validated id_token's sub; the access token is handed out as DOT made it.
+            #expect((token.jwt != nil) == jwtAccessTokens)
+            #expect(token.expireDate != nil)
             let forced = try await restarted.auth.getAccessToken(forceRefresh: true)
             #expect(forced.token != token.token)
+            #expect(forced.userId == userId)
         }
     }
 

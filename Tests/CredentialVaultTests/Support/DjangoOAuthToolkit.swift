@@ -18,8 +18,8 @@ import Darwin
 /// server migrates a fresh sqlite database in a temporary directory, creates the user `alice`
 /// and the clients `vault-code` (public, authorization code + PKCE S256, RS256 id_tokens,
 /// redirect URI `http://127.0.0.1/callback` on any port) and `vault-password` (public,
-/// password grant), and issues RS256 JWT access tokens and opaque, rotating refresh tokens
-/// with reuse protection. Call `stop()` when done; the server also stops when the last copy
+/// password grant), and issues opaque access tokens (DOT's default; RS256 JWTs with
+/// `jwtAccessTokens`) and opaque, rotating refresh tokens with reuse protection. Call `stop()` when done; the server also stops when the last copy
 /// of this value is released, and when the test process dies (its standard input closes).
 struct DjangoOAuthToolkit: Sendable {
     /// `http://127.0.0.1:PORT`.
@@ -42,7 +42,9 @@ struct DjangoOAuthToolkit: Sendable {
     /// Throws ``DjangoOAuthToolkitError/notInstalled(_:)`` when the venv is missing, so the
     /// interop tests fail (not skip) on a machine that never ran `make interop-deps`.
     /// Takes about a second or two (migrations on a fresh database).
-    static func start(accessTokenLifetime: Int = 300) async throws -> DjangoOAuthToolkit {
+    static func start(accessTokenLifetime: Int = 300, jwtAccessTokens: Bool = false) async throws
+        -> DjangoOAuthToolkit
+    {
         let python = Paths.python
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw DjangoOAuthToolkitError.notInstalled(python.path)
@@ -56,7 +58,7 @@ struct DjangoOAuthToolkit: Sendable {
                 "--port", "0",
                 "--access-token-lifetime", String(accessTokenLifetime),
                 "--exit-on-stdin-eof",
-            ],
+            ] + (jwtAccessTokens ? ["--jwt-access-tokens"] : []),
             logFile: logFile
         )
         let readyLine = try await server.waitForReadyLine(timeout: 60)

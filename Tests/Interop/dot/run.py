@@ -45,6 +45,11 @@ def parse_arguments():
         "http://127.0.0.1/callback on any port is always allowed",
     )
     parser.add_argument(
+        "--jwt-access-tokens",
+        action="store_true",
+        help="issue signed JWT access tokens instead of DOT's default opaque ones",
+    )
+    parser.add_argument(
         "--exit-on-stdin-eof", action="store_true", help="stop when standard input reaches end of file"
     )
     return parser.parse_args()
@@ -105,6 +110,7 @@ def main():
         os.environ["DOT_STATE_DIR"] = str(state_dir)
         os.environ["DOT_ISSUER"] = issuer
         os.environ["DOT_ACCESS_TOKEN_EXPIRE_SECONDS"] = str(arguments.access_token_lifetime)
+        os.environ["DOT_JWT_ACCESS_TOKENS"] = "1" if arguments.jwt_access_tokens else "0"
 
         import django
         from django.core.management import call_command

@@ -86,11 +86,6 @@ OAUTH2_PROVIDER = {
     "REFRESH_TOKEN_REUSE_PROTECTION": True,
     "REFRESH_TOKEN_GRACE_PERIOD_SECONDS": 0,
     "ACCESS_TOKEN_EXPIRE_SECONDS": ACCESS_TOKEN_EXPIRE_SECONDS,
-    # Our client reads claims from the access token (as it does from Keycloak's), so access
-    # tokens are signed JWTs; refresh tokens stay opaque. oauthlib falls back to the access
-    # token generator for refresh tokens unless one is named.
-    "ACCESS_TOKEN_GENERATOR": "interop_dot.access_tokens.signed_access_token",
-    "REFRESH_TOKEN_GENERATOR": "oauthlib.oauth2.rfc6749.tokens.random_token_generator",
     # Loopback redirect URIs (RFC 8252) are plain http.
     "ALLOWED_SCHEMES": ["http", "https"],
     "ALLOWED_REDIRECT_URI_SCHEMES": ["http", "https"],
@@ -111,6 +106,14 @@ OAUTH2_PROVIDER = {
     "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,
     "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
 }
+
+# Access tokens are opaque, as DOT issues them by default. With run.py --jwt-access-tokens
+# they are signed JWTs instead (as Keycloak's are): the second case the tests cover. oauthlib
+# falls back to the access token generator for refresh tokens unless one is named, so the
+# refresh tokens stay opaque either way.
+if os.environ.get("DOT_JWT_ACCESS_TOKENS") == "1":
+    OAUTH2_PROVIDER["ACCESS_TOKEN_GENERATOR"] = "interop_dot.access_tokens.signed_access_token"
+    OAUTH2_PROVIDER["REFRESH_TOKEN_GENERATOR"] = "oauthlib.oauth2.rfc6749.tokens.random_token_generator"
 
 LOGGING = {
     "version": 1,
