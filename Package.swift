@@ -85,6 +85,10 @@ let package = Package(
             name: "CredentialVaultTests",
             dependencies: [
                 "CredentialVault", "KeyServiceMock", "VaultCrypto", .product(name: "Logging", package: "swift-log"),
+                // The test issuer that answers hostile id_tokens (Support/TestIssuer.swift).
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("Vectors")]
         ),

@@ -16,6 +16,9 @@ public final class FaultInjection: Sendable {
         case internalServerError
         /// Answers 200 with a body that is not the JSON the endpoint promises.
         case undecodableBody
+        /// Answers this status with an empty body (some servers answer a refresh token of a revoked family
+        /// with a bare 400 or 401).
+        case bareStatus(Int)
     }
 
     /// Which requests a fault applies to.

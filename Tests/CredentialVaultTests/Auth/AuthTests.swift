@@ -154,6 +154,23 @@ struct AuthTests {
         }
     }
 
+    @Test("a bare 400 or 401 to a refresh (no OAuth error body) is loginExpired; a bare 403 is a refusal")
+    func bareRefusalToRefresh() async throws {
+        try await AuthFixture.with { fixture in
+            try await fixture.register()
+            let auth = fixture.vault.auth
+            for (status, dead) in [(400, true), (401, true), (403, false)] {
+                _ = try await auth.loginWithPassword(password: AuthFixture.password)
+                fixture.server.faults.set(.bareStatus(status), for: .tokenEndpoint)
+                let error = await #expect(throws: VaultError.self) { try await auth.getAccessToken(forceRefresh: true) }
+                fixture.server.faults.set(nil, for: .tokenEndpoint)
+                #expect(error?.isLoginExpired == dead, "HTTP \(status): \(String(describing: error))")
+                #expect(await auth.isLoggedIn == !dead)
+                if !dead { #expect(error?.kind == .serverRefused && error?.httpStatus == status) }
+            }
+        }
+    }
+
     @Test("token endpoint failures have kinds: HTTP 500 refused, an undecodable 200 unexpected, a drop unreachable")
     func tokenEndpointErrors() async throws {
         try await AuthFixture.with { fixture in

@@ -3,6 +3,12 @@ import Foundation
 import KeyServiceMock
 import Testing
 
+#if canImport(Glibc)
+// `stat` is one struct in several C modules; with swift-crypto's headers in the build, Swift names
+// CoreFoundation's copy as the one that defines it.
+import CoreFoundation
+#endif
+
 @Suite("envelopes on disk")
 struct EnvelopeTamperingTests {
     let token = RefreshToken(token: "refresh-\(UUID().uuidString)", userId: "carol")

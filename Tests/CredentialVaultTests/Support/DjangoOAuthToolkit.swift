@@ -42,7 +42,10 @@ struct DjangoOAuthToolkit: Sendable {
     /// Throws ``DjangoOAuthToolkitError/notInstalled(_:)`` when the venv is missing, so the
     /// interop tests fail (not skip) on a machine that never ran `make interop-deps`.
     /// Takes about a second or two (migrations on a fresh database).
-    static func start(accessTokenLifetime: Int = 300, jwtAccessTokens: Bool = false) async throws
+    static func start(
+        accessTokenLifetime: Int = 300,
+        jwtAccessTokens: Bool = false
+    ) async throws
         -> DjangoOAuthToolkit
     {
         let python = Paths.python

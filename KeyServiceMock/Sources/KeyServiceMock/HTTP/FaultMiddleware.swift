@@ -48,6 +48,8 @@ struct FaultMiddleware: RouterMiddleware {
                 headers: [.contentType: "application/json"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: "<html>fault injected: not JSON</html>"))
             )
+        case .bareStatus(let code):
+            return Response(status: HTTPResponse.Status(code: code))
         }
     }
 }
