@@ -55,9 +55,9 @@ struct IDTokenValidationTests {
 
     @Test("a valid ES256 id_token logs in as its sub; the access token is opaque and kept as given")
     func valid() async throws {
-        try await TestIssuer.with(idToken: { nonce, issuer in try await issuer.sign(issuer.validClaims(nonce: nonce)) })
-        {
-            issuer in
+        let valid: TestIssuer.IDTokenMaker = { nonce, issuer in try await issuer.sign(issuer.validClaims(nonce: nonce))
+        }
+        try await TestIssuer.with(idToken: valid) { issuer in
             let (result, vault) = try await Self.login(at: issuer)
             #expect(try result.get() == "hostile-test-user")
             let token = try await vault.auth.getAccessToken()
@@ -137,9 +137,10 @@ struct IDTokenValidationTests {
 
     @Test("an unknown kid fetches the key set once more, then is refused")
     func unknownKeyId() async throws {
-        try await TestIssuer.with(idToken: { nonce, issuer in
+        let unknownKid: TestIssuer.IDTokenMaker = { nonce, issuer in
             try await issuer.sign(issuer.validClaims(nonce: nonce), kid: "not-published")
-        }) { issuer in
+        }
+        try await TestIssuer.with(idToken: unknownKid) { issuer in
             let (result, vault) = try await Self.login(at: issuer)
             guard case .failure(let error) = result else {
                 Issue.record("an id_token with an unknown kid was accepted")
@@ -155,7 +156,7 @@ struct IDTokenValidationTests {
     func rotatedKey() async throws {
         let rotated = ES256PrivateKey()
         let logins = Mutex(0)
-        try await TestIssuer.with(idToken: { nonce, issuer in
+        let rotating: TestIssuer.IDTokenMaker = { nonce, issuer in
             guard
                 logins.withLock({ count in
                     count += 1
@@ -165,7 +166,8 @@ struct IDTokenValidationTests {
             // The second login: the issuer has rotated to a key the vault's kept set does not have.
             issuer.publish([issuer.publicJWK(), TestIssuer.jwk(of: rotated.publicKey, kid: "key-2", alg: "ES256")])
             return try await issuer.sign(issuer.validClaims(nonce: nonce), kid: "key-2", with: rotated)
-        }) { issuer in
+        }
+        try await TestIssuer.with(idToken: rotating) { issuer in
             let root = try TemporaryDirectory.make()
             defer { try? FileManager.default.removeItem(at: root) }
             let vault = try Vault(

@@ -102,7 +102,7 @@ final class TestIssuer: Sendable {
     static func with<Result: Sendable>(
         initialKeys: [[String: String]]? = nil,
         idToken makeIDToken: @escaping IDTokenMaker,
-        _ body: @Sendable (TestIssuer) async throws -> Result
+        run body: @Sendable (TestIssuer) async throws -> Result
     ) async throws -> Result {
         let router = Router()
         let box = Mutex<TestIssuer?>(nil)
