@@ -6,8 +6,11 @@ public import VaultCrypto
 public struct VaultConfiguration: Sendable {
     /// The OpenID Connect issuer (in TIM deployments `{server}/auth/realms/{realm}`).
     public var issuer: URL
-    /// The public client's id at the issuer.
+    /// The client's id at the issuer.
     public var clientId: String
+    /// How the client authenticates at the token and revocation endpoints: ``ClientAuthentication/none`` (a
+    /// public client, the default) or a confidential client's secret or private key.
+    public var clientAuthentication: ClientAuthentication
     /// Where the issuer sends the user back: a loopback URL (`http://127.0.0.1/callback`; the port is
     /// chosen at login, RFC 8252) for command-line tools, or an app's own scheme (then pass the redirect
     /// to ``Auth/handleRedirect(url:)``).
@@ -48,6 +51,7 @@ public struct VaultConfiguration: Sendable {
     public init(
         issuer: URL,
         clientId: String,
+        clientAuthentication: ClientAuthentication = .none,
         redirectURI: URL = defaultRedirectURI,
         scopes: [String] = defaultScopes,
         keyServiceURL: URL,
@@ -62,6 +66,7 @@ public struct VaultConfiguration: Sendable {
     ) {
         self.issuer = issuer
         self.clientId = clientId
+        self.clientAuthentication = clientAuthentication
         self.redirectURI = redirectURI
         self.scopes = scopes
         self.keyServiceURL = keyServiceURL

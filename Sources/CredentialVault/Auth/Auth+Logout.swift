@@ -2,11 +2,15 @@ import Foundation
 import Logging
 
 extension Auth {
-    /// Ends the session: revokes the refresh token at the issuer's revocation endpoint (RFC 7009, where
-    /// the issuer offers one), forgets the tokens and zeroes the data key; `clearUser` also deletes the
-    /// user's envelope and device secret.
-    /// - Throws: ``VaultError``: `.revocationFailed` when the issuer refused to revoke, `isNetworkError` when
-    ///   its revocation endpoint could not be reached; local data is cleared all the same.
+    /// Ends the session: revokes the refresh token at the issuer's revocation endpoint (RFC 7009), forgets the
+    /// tokens and zeroes the data key; `clearUser` also deletes the user's envelope and device secret.
+    ///
+    /// The token revoked is the one stored in the envelope, read under the session lock (another process may
+    /// have rotated it since this session began), with the client's authentication. Local data is cleared as
+    /// asked whatever the issuer answers.
+    /// - Throws: ``VaultError``: `.revocationFailed` when the issuer refused to revoke or offers no revocation
+    ///   endpoint (the token then stays valid at the issuer until it expires; the message says so),
+    ///   `isNetworkError` when its revocation endpoint could not be reached.
     public func logout(clearUser: Bool = false) async throws(VaultError) {
         guard let ending = session else {
             if clearUser, let userId = try? await resolveUser(nil) { try await userStorage.clear(userId: userId) }
@@ -15,7 +19,7 @@ extension Auth {
         endSession()
         var revocationError: VaultError?
         do {
-            try await revoke(ending.refreshToken)
+            try await revokeStoredToken(of: ending)
         } catch {
             revocationError = error
         }
@@ -23,20 +27,42 @@ extension Auth {
         if let revocationError { throw revocationError }
     }
 
+    /// Revokes the session's refresh token as the envelope holds it now, under the session lock, so no other
+    /// process rotates it between the read and the revocation.
+    private func revokeStoredToken(of ending: ActiveSession) async throws(VaultError) {
+        guard let envelope = ending.envelope else { return try await revoke(ending.refreshToken) }
+        let lock = try await userStorage.sessionLock()
+        defer { withExtendedLifetime(lock) {} }
+        let stored: RefreshToken
+        do {
+            stored = try await userStorage.storedRefreshToken(in: envelope).refreshToken
+        } catch {
+            // An envelope that no longer opens (replaced by another password, removed): the session's own token
+            // is the best left to revoke.
+            configuration.logger.debug("the stored envelope did not open at logout; revoking the session's token")
+            return try await revoke(ending.refreshToken)
+        }
+        try await revoke(stored)
+    }
+
     private func revoke(_ refreshToken: RefreshToken) async throws(VaultError) {
         let metadata = try await metadata()
-        guard let url = metadata.revocationEndpoint else {
-            configuration.logger.debug("the issuer offers no revocation endpoint; nothing to revoke there")
-            return
-        }
-        let body = FormEncoding.encode([
-            "token": refreshToken.token, "token_type_hint": "refresh_token", "client_id": configuration.clientId,
-        ])
+        guard let url = metadata.revocationEndpoint else { throw .revocationNotOffered }
+        var fields = ["token": refreshToken.token, "token_type_hint": "refresh_token"]
+        var headers = ["Content-Type": "application/x-www-form-urlencoded"]
+        try await configuration.clientAuthentication.authenticate(
+            clientId: configuration.clientId,
+            to: url,
+            supported: metadata.revocationEndpointAuthMethods ?? metadata.tokenEndpointAuthMethods,
+            now: configuration.now(),
+            fields: &fields,
+            headers: &headers
+        )
         let request = HTTPRequest(
             method: "POST",
             url: url,
-            headers: ["Content-Type": "application/x-www-form-urlencoded"],
-            body: Data(body.utf8),
+            headers: headers,
+            body: Data(FormEncoding.encode(fields).utf8),
             timeout: configuration.requestTimeout
         )
         let host = url.displayHost

@@ -203,9 +203,13 @@ public actor Auth {
     }
 
     func tokenEndpoint() async throws(VaultError) -> TokenEndpoint {
-        TokenEndpoint(
-            url: try await metadata().tokenEndpoint,
+        let metadata = try await metadata()
+        return TokenEndpoint(
+            url: metadata.tokenEndpoint,
             clientId: configuration.clientId,
+            authentication: configuration.clientAuthentication,
+            supportedMethods: metadata.tokenEndpointAuthMethods,
+            now: configuration.now,
             transport: transport,
             timeout: configuration.requestTimeout,
             logger: configuration.logger

@@ -96,10 +96,21 @@ extension VaultError {
     static func revocationFailed(_ why: String, host: String? = nil, status: Int? = nil) -> VaultError {
         VaultError(
             .revocationFailed,
-            "Logged out here, but the issuer did not revoke the refresh token: \(why).",
+            "Logged out here, but the issuer refused to revoke the refresh token: \(why). The token stays valid at "
+                + "the issuer until it expires.",
             origin: .issuer,
             host: host,
             httpStatus: status
+        )
+    }
+
+    /// The issuer offers no revocation endpoint: logged out here only.
+    static var revocationNotOffered: VaultError {
+        VaultError(
+            .revocationFailed,
+            "Logged out here, but the issuer offers no revocation endpoint (RFC 7009), so the refresh token was not "
+                + "revoked: it stays valid at the issuer until it expires.",
+            origin: .issuer
         )
     }
 
@@ -108,7 +119,8 @@ extension VaultError {
         let network = VaultError.network(error, service: "the issuer's revocation endpoint", origin: .issuer)
         return VaultError(
             network.kind,
-            "Logged out here, but the refresh token was not revoked: \(network.reason)",
+            "Logged out here, but the refresh token was not revoked: \(network.reason) The token stays valid at the "
+                + "issuer until it expires.",
             origin: .issuer,
             host: error.host
         )

@@ -14,6 +14,8 @@ struct Discovery: Sendable {
         let revocation_endpoint: String?
         let end_session_endpoint: String?
         let jwks_uri: String?
+        let token_endpoint_auth_methods_supported: [String]?
+        let revocation_endpoint_auth_methods_supported: [String]?
     }
 
     func metadata(for issuer: URL) async throws(VaultError) -> ProviderMetadata {
@@ -28,12 +30,14 @@ struct Discovery: Sendable {
             throw .discoveryFailed("\(url.absoluteString) lacks authorization_endpoint or token_endpoint")
         }
         var revocation = try Self.endpoint(document.revocation_endpoint, "revocation_endpoint")
+        var revocationMethods = document.revocation_endpoint_auth_methods_supported
         if revocation == nil {
             // django-oauth-toolkit, among others, lists revocation only in its RFC 8414 metadata.
             for url in Self.authorizationServerURLs(issuer) {
                 if let other = try? await fetch(url), let issuerText = other.issuer, Self.sameIssuer(issuerText, issuer)
                 {
                     revocation = try Self.endpoint(other.revocation_endpoint, "revocation_endpoint")
+                    revocationMethods = other.revocation_endpoint_auth_methods_supported
                     if revocation != nil { break }
                 }
             }
@@ -45,7 +49,9 @@ struct Discovery: Sendable {
             tokenEndpoint: token,
             revocationEndpoint: revocation,
             endSessionEndpoint: try Self.endpoint(document.end_session_endpoint, "end_session_endpoint"),
-            jwksURI: try Self.endpoint(document.jwks_uri, "jwks_uri")
+            jwksURI: try Self.endpoint(document.jwks_uri, "jwks_uri"),
+            tokenEndpointAuthMethods: document.token_endpoint_auth_methods_supported,
+            revocationEndpointAuthMethods: revocationMethods
         )
     }
 

@@ -16,4 +16,8 @@ public struct ProviderMetadata: Sendable, Equatable {
     public let endSessionEndpoint: URL?
     /// The issuer's JWK Set, which id_token signatures are checked against.
     public let jwksURI: URL?
+    /// `token_endpoint_auth_methods_supported`, when the document lists it.
+    public let tokenEndpointAuthMethods: [String]?
+    /// `revocation_endpoint_auth_methods_supported`, when a document lists it.
+    public let revocationEndpointAuthMethods: [String]?
 }

@@ -1,10 +1,14 @@
 import Foundation
 import Logging
 
-/// The token endpoint: form-encoded POSTs of public-client grants.
+/// The token endpoint: form-encoded POSTs of the code and refresh grants, with the client's authentication.
 struct TokenEndpoint: Sendable {
     let url: URL
     let clientId: String
+    let authentication: ClientAuthentication
+    /// `token_endpoint_auth_methods_supported`, when discovery lists it.
+    let supportedMethods: [String]?
+    let now: @Sendable () -> Date
     let transport: any HTTPTransport
     let timeout: TimeInterval
     let logger: Logger
@@ -76,11 +80,19 @@ struct TokenEndpoint: Sendable {
         -> TokenResponse
     {
         var all = fields
-        all["client_id"] = clientId
+        var headers = ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"]
+        try await authentication.authenticate(
+            clientId: clientId,
+            to: url,
+            supported: supportedMethods,
+            now: now(),
+            fields: &all,
+            headers: &headers
+        )
         let request = HTTPRequest(
             method: "POST",
             url: url,
-            headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
+            headers: headers,
             body: Data(FormEncoding.encode(all).utf8),
             timeout: timeout
         )

@@ -45,6 +45,38 @@ enum ConfigFile {
         return data
     }
 
+    /// A secret kept in a file of its own (a client secret, a private key): the user's own regular file that
+    /// neither its group nor others can read or write, at most 64 KiB; the text without surrounding whitespace.
+    static func secret(atPath path: String, what: String) throws -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw CLIError.configuration("cannot read \(what) file \(path) (\(String(cString: strerror(errno))))")
+        }
+        let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw CLIError.configuration("\(what) file \(path) is not a regular file")
+        }
+        guard status.st_uid == geteuid() else {
+            throw CLIError.configuration("\(what) file \(path) belongs to another user (uid \(status.st_uid))")
+        }
+        guard status.st_mode & 0o077 == 0 else {
+            let octal = String(status.st_mode & 0o7777, radix: 8)
+            throw CLIError.configuration(
+                "\(what) file \(path) is open to its group or others (mode \(String(repeating: "0", count: max(0, 4 - octal.count)) + octal)): "
+                    + "a secret must be readable by you alone. Run: chmod 600 \(shellQuoted(path))"
+            )
+        }
+        let data = (try? file.read(upToCount: 65_537)) ?? Data()
+        guard data.count <= 65_536 else { throw CLIError.configuration("\(what) file \(path) is larger than 64 KiB") }
+        guard let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
+            !text.isEmpty
+        else {
+            throw CLIError.configuration("\(what) file \(path) is empty or not UTF-8 text")
+        }
+        return text
+    }
+
     /// Whoever can write the config file can name another issuer and key service, and so receive the refresh
     /// token at the next login: the file must be the user's own (or root's, who can change any file anyway)
     /// and writable by its owner only.

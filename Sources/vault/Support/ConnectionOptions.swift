@@ -6,9 +6,28 @@ struct ConnectionOptions: ParsableArguments {
     var issuer: String?
 
     @Option(
-        help: ArgumentHelp("The public client id at the issuer (env VAULT_CLIENT_ID; default vault).", valueName: "id")
+        help: ArgumentHelp("The client id at the issuer (env VAULT_CLIENT_ID; default vault).", valueName: "id")
     )
     var clientId: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "A confidential client's secret, read from a file only you can read (0600) (env VAULT_CLIENT_SECRET_FILE).",
+            valueName: "file"
+        ),
+        completion: .file()
+    )
+    var clientSecretFile: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "A confidential client's private key (PEM, RSA or P-256) for private_key_jwt, read from a file only you "
+                + "can read (0600) (env VAULT_CLIENT_KEY_FILE).",
+            valueName: "file"
+        ),
+        completion: .file()
+    )
+    var clientKeyFile: String?
 
     @Option(
         help: ArgumentHelp(

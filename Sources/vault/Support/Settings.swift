@@ -71,8 +71,30 @@ struct Settings {
         fileKey: "timeout",
         help: "seconds to wait for one HTTP answer"
     )
+    static let clientSecretFileKey = Key(
+        name: "client-secret-file",
+        flag: "client-secret-file",
+        environment: "VAULT_CLIENT_SECRET_FILE",
+        fileKey: "clientSecretFile",
+        help: "a confidential client's secret, in a file only you can read (0600)"
+    )
+    static let clientKeyFileKey = Key(
+        name: "client-key-file",
+        flag: "client-key-file",
+        environment: "VAULT_CLIENT_KEY_FILE",
+        fileKey: "clientKeyFile",
+        help: "a confidential client's private key (PEM) for private_key_jwt, in a file only you can read (0600)"
+    )
+    static let clientAuthKey = Key(
+        name: "client-auth",
+        flag: nil,
+        environment: "VAULT_CLIENT_AUTH",
+        fileKey: "clientAuth",
+        help: "client_secret_basic or client_secret_post (default: what discovery lists)"
+    )
     static let allKeys = [
         issuerKey, clientIdKey, keyServiceKey, storeKey, userKey, scopesKey, redirectURIKey, timeoutKey,
+        clientSecretFileKey, clientKeyFileKey, clientAuthKey,
     ]
 
     let configFile: Setting
@@ -84,6 +106,9 @@ struct Settings {
     let scopes: Setting
     let redirectURI: Setting
     let timeout: Setting
+    let clientSecretFile: Setting
+    let clientKeyFile: Setting
+    let clientAuth: Setting
 
     /// True when neither an issuer nor a key service is configured: `vault` then runs its own KeyServiceMock.
     var isEmbedded: Bool { issuer.value == nil && keyService.value == nil }
@@ -145,6 +170,9 @@ struct Settings {
         self.timeout =
             timeout.value == nil
             ? Setting(value: "\(Int(VaultConfiguration.defaultRequestTimeout))", source: .builtIn) : timeout
+        clientSecretFile = resolve(Self.clientSecretFileKey, flag: options.clientSecretFile)
+        clientKeyFile = resolve(Self.clientKeyFileKey, flag: options.clientKeyFile)
+        clientAuth = resolve(Self.clientAuthKey, flag: nil)
     }
 
     /// The rows `vault config` prints, in a fixed order.
@@ -158,6 +186,9 @@ struct Settings {
             ("scopes", scopes),
             ("redirect-uri", redirectURI),
             ("timeout", timeout),
+            ("client-secret-file", clientSecretFile),
+            ("client-key-file", clientKeyFile),
+            ("client-auth", clientAuth),
             ("config-file", configFile),
         ]
     }

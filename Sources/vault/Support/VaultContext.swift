@@ -102,6 +102,7 @@ final class VaultContext {
         return VaultConfiguration(
             issuer: issuer,
             clientId: settings.clientId.value ?? Settings.defaultClientId,
+            clientAuthentication: try clientAuthentication(settings),
             redirectURI: redirect,
             scopes: scopes.isEmpty ? VaultConfiguration.defaultScopes : scopes,
             keyServiceURL: keyService,
@@ -110,6 +111,42 @@ final class VaultContext {
             },
             requestTimeout: timeout
         )
+    }
+
+    /// A public client unless a secret file or a private key file is configured (not both).
+    private static func clientAuthentication(_ settings: Settings) throws -> ClientAuthentication {
+        let method: ClientAuthentication.Method?
+        switch settings.clientAuth.value {
+        case nil: method = nil
+        case ClientAuthentication.Method.clientSecretBasic.name: method = .clientSecretBasic
+        case ClientAuthentication.Method.clientSecretPost.name: method = .clientSecretPost
+        case let other?:
+            throw CLIError.configuration(
+                "client-auth (\(settings.clientAuth.source)) is '\(other)'; it is client_secret_basic or "
+                    + "client_secret_post (a private key file means private_key_jwt)"
+            )
+        }
+        switch (settings.clientSecretFile.value, settings.clientKeyFile.value) {
+        case (nil, nil):
+            guard method == nil else {
+                throw CLIError.configuration("client-auth is set but no client-secret-file is configured")
+            }
+            return .none
+        case (let path?, nil):
+            return try .clientSecret(
+                ConfigFile.secret(atPath: Paths.expandingTilde(path), what: "the client secret"),
+                method: method
+            )
+        case (nil, let path?):
+            guard method == nil else {
+                throw CLIError.configuration("client-auth applies to a client secret, not to a private key file")
+            }
+            return try .privateKeyJWT(
+                pem: ConfigFile.secret(atPath: Paths.expandingTilde(path), what: "the client key")
+            )
+        case (_?, _?):
+            throw CLIError.configuration("configure a client secret file or a client key file, not both")
+        }
     }
 
     private static func url(_ text: String, name: String, source: SettingSource) throws -> URL {

@@ -32,11 +32,12 @@ struct DjangoOAuthToolkitInteropTests {
             }
         }
 
-        func vault(clientId: String) throws -> Vault {
+        func vault(clientId: String, authentication: ClientAuthentication = .none) throws -> Vault {
             try Vault(
                 configuration: VaultConfiguration(
                     issuer: dot.issuer,
                     clientId: clientId,
+                    clientAuthentication: authentication,
                     keyServiceURL: keys.keyServiceURL,
                     storeDirectory: root.appending(path: "store"),
                     opsLimit: VaultFixture.opsLimit,
@@ -93,6 +94,56 @@ struct DjangoOAuthToolkitInteropTests {
             let forced = try await restarted.auth.getAccessToken(forceRefresh: true)
             #expect(forced.token != token.token)
             #expect(forced.userId == userId)
+        }
+    }
+
+    @Test(
+        "a confidential client logs in by the code flow, refreshes and revokes at logout with its secret",
+        // nil: the method DOT's discovery document lists (client_secret_basic comes first).
+        arguments: [nil, ClientAuthentication.Method.clientSecretBasic, .clientSecretPost]
+    )
+    func confidentialClient(method: ClientAuthentication.Method?) async throws {
+        try await Setup.with { setup in
+            let dot = setup.dot
+            let authentication = try ClientAuthentication.clientSecret(dot.confidentialClientSecret, method: method)
+            let vault = try setup.vault(clientId: dot.confidentialClientId, authentication: authentication)
+            let userId = try await vault.auth.performOpenIDConnectFlow { url in
+                guard let redirect = try? await dot.driveLogin(authorizationURL: url) else { return }
+                _ = try? await URLSessionTransport().send(HTTPRequest(method: "GET", url: redirect))
+            }
+            try await vault.auth.storeRefreshToken(withNewPassword: Self.password)
+
+            let restarted = try setup.vault(clientId: dot.confidentialClientId, authentication: authentication)
+            let token = try await restarted.auth.loginWithPassword(password: Self.password)
+            #expect(token.userId == userId)
+            let live = try #require(await restarted.auth.refreshToken)
+            try await restarted.auth.logout(clearUser: false)
+            let afterLogout = try await postForm(
+                dot.issuer.appending(path: "token/"),
+                [
+                    "grant_type": "refresh_token", "refresh_token": live.token, "client_id": dot.confidentialClientId,
+                    "client_secret": dot.confidentialClientSecret,
+                ]
+            )
+            #expect(afterLogout.status == 400)
+            #expect(String(decoding: afterLogout.body, as: UTF8.self).contains("invalid_grant"))
+        }
+    }
+
+    @Test("the confidential client without its secret is refused at the token endpoint (invalid_client), nothing kept")
+    func confidentialClientWithoutSecret() async throws {
+        try await Setup.with { setup in
+            let dot = setup.dot
+            let vault = try setup.vault(clientId: dot.confidentialClientId)
+            let error = await #expect(throws: VaultError.self) {
+                try await vault.auth.performOpenIDConnectFlow { url in
+                    guard let redirect = try? await dot.driveLogin(authorizationURL: url) else { return }
+                    _ = try? await URLSessionTransport().send(HTTPRequest(method: "GET", url: redirect))
+                }
+            }
+            #expect(error?.kind == .serverRefused)
+            #expect(error?.description.contains("invalid_client") == true, "\(String(describing: error))")
+            #expect(await !vault.auth.isLoggedIn)
         }
     }
 

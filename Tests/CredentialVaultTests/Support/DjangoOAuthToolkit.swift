@@ -30,6 +30,9 @@ struct DjangoOAuthToolkit: Sendable {
     let codeClientId = "vault-code"
     /// The public password-grant client, the quickest way to a first refresh token.
     let passwordClientId = "vault-password"
+    /// A confidential authorization-code client and its secret (DOT keeps only a hash of it).
+    let confidentialClientId = "vault-confidential"
+    let confidentialClientSecret = "confidential-secret-of-the-interop-tests"
     let username = "alice"
     let password = "alice-password-1"
     /// DOT's own output (request log, errors) under `.build-interop/logs/`, for a failing test.

@@ -7,6 +7,9 @@ USERNAME = "alice"
 PASSWORD = "alice-password-1"
 CODE_CLIENT_ID = "vault-code"
 PASSWORD_CLIENT_ID = "vault-password"
+# A confidential client: the code flow with a client secret (DOT stores only its hash).
+CONFIDENTIAL_CLIENT_ID = "vault-confidential"
+CONFIDENTIAL_CLIENT_SECRET = "confidential-secret-of-the-interop-tests"
 # DOT matches a loopback IP redirect URI on any port (RFC 8252 section 7.3), so the
 # client's ephemeral listener port needs no registration; path and query must match.
 DEFAULT_REDIRECT_URIS = ["http://127.0.0.1/callback"]
@@ -42,6 +45,19 @@ def bootstrap(extra_redirect_uris=()):
             "authorization_grant_type": application.GRANT_PASSWORD,
             "client_secret": "",
             "redirect_uris": "",
+            "skip_authorization": True,
+            "algorithm": application.RS256_ALGORITHM,
+        },
+    )
+    application.objects.update_or_create(
+        client_id=CONFIDENTIAL_CLIENT_ID,
+        defaults={
+            "name": "CredentialVault confidential client",
+            "client_type": application.CLIENT_CONFIDENTIAL,
+            "authorization_grant_type": application.GRANT_AUTHORIZATION_CODE,
+            "client_secret": CONFIDENTIAL_CLIENT_SECRET,
+            "redirect_uris": redirect_uris,
+            "post_logout_redirect_uris": redirect_uris,
             "skip_authorization": True,
             "algorithm": application.RS256_ALGORITHM,
         },

@@ -1,0 +1,127 @@
+public import Foundation
+import JWTKit
+import VaultCrypto
+
+/// How the client proves who it is at the issuer's token and revocation endpoints (RFC 6749 section 2.3,
+/// OpenID Connect Core 1.0 section 9).
+///
+/// ``none`` (a public client: only `client_id` is sent) is the default and the right choice for a command-line
+/// tool or a native app (RFC 8252 section 8.5). A confidential client has a secret, sent as HTTP Basic
+/// (`client_secret_basic`) or in the form (`client_secret_post`), or a private key that signs a short-lived
+/// assertion (`private_key_jwt`, RFC 7523). Unless a method is given, a secret goes the way the endpoint's
+/// `*_auth_methods_supported` in the discovery document allows (Basic first; Basic when it says nothing).
+///
+/// A secret or private key is a secret: `description` never shows it. Keep it out of plain config files (the
+/// CLI reads it from a file only its owner can read).
+public struct ClientAuthentication: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The methods, by their registered names.
+    public struct Method: Sendable, Hashable, CustomStringConvertible {
+        /// The registered name (`client_secret_basic`, ...).
+        public let name: String
+
+        /// No client authentication: `client_id` in the form.
+        public static let none = Method(name: "none")
+        /// The secret in an HTTP Basic `Authorization` header.
+        public static let clientSecretBasic = Method(name: "client_secret_basic")
+        /// The secret as `client_secret` in the form.
+        public static let clientSecretPost = Method(name: "client_secret_post")
+        /// A JWT signed with the client's private key as `client_assertion` (RFC 7523).
+        public static let privateKeyJWT = Method(name: "private_key_jwt")
+
+        public var description: String { name }
+    }
+
+    enum Credential: Sendable {
+        case none
+        case secret(String, Method?)
+        case privateKey(ClientAssertionKey)
+    }
+
+    let credential: Credential
+
+    /// A public client (the default).
+    public static let none = ClientAuthentication(credential: .none)
+
+    /// A confidential client's secret; `method` is ``Method/clientSecretBasic`` or ``Method/clientSecretPost``,
+    /// or nil to go by the discovery document.
+    /// - Throws: ``VaultError`` (a configuration error) for an empty secret or another method.
+    public static func clientSecret(_ secret: String, method: Method? = nil) throws(VaultError) -> ClientAuthentication
+    {
+        guard !secret.isEmpty else { throw .invalidConfiguration("the client secret is empty") }
+        if let method, method != .clientSecretBasic, method != .clientSecretPost {
+            throw .invalidConfiguration(
+                "a client secret is sent by client_secret_basic or client_secret_post, not \(method)"
+            )
+        }
+        return ClientAuthentication(credential: .secret(secret, method))
+    }
+
+    /// A confidential client with a private key in PEM (RSA of 2048 bits or more: RS256; P-256: ES256), with the
+    /// `kid` the issuer knows it by, if any.
+    /// - Throws: ``VaultError`` (a configuration error) when the PEM is neither.
+    public static func privateKeyJWT(pem: String, keyId: String? = nil) throws(VaultError) -> ClientAuthentication {
+        ClientAuthentication(credential: .privateKey(try ClientAssertionKey(pem: pem, keyId: keyId)))
+    }
+
+    /// The method in use, or nil when a secret's method is left to the discovery document.
+    public var method: Method? {
+        switch credential {
+        case .none: .none
+        case .secret(_, let method): method
+        case .privateKey: .privateKeyJWT
+        }
+    }
+
+    /// `ClientAuthentication(client_secret_basic)`: the method, never the secret or the key.
+    public var description: String {
+        "ClientAuthentication(\(method?.name ?? "client secret, method from discovery"))"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// The method used at an endpoint whose discovery lists `supported` (nil when it lists nothing).
+    func method(supported: [String]?) throws(VaultError) -> Method {
+        switch credential {
+        case .none: return .none
+        case .privateKey: return .privateKeyJWT
+        case .secret(_, let configured?): return configured
+        case .secret(_, nil):
+            // OpenID Connect Discovery: client_secret_basic when the document lists nothing.
+            let listed = supported ?? [Method.clientSecretBasic.name]
+            if listed.contains(Method.clientSecretBasic.name) { return .clientSecretBasic }
+            if listed.contains(Method.clientSecretPost.name) { return .clientSecretPost }
+            throw .invalidConfiguration(
+                "the issuer takes neither client_secret_basic nor client_secret_post there (it lists "
+                    + "\(listed.map { VaultError.printable($0) }.joined(separator: ", ")))"
+            )
+        }
+    }
+
+    /// Adds the client's credentials for a request to `endpoint`: `client_id` (and `client_secret`, or the
+    /// assertion) to `fields`, or an `Authorization` header.
+    func authenticate(
+        clientId: String,
+        to endpoint: URL,
+        supported: [String]?,
+        now: Date,
+        fields: inout [String: String],
+        headers: inout [String: String]
+    ) async throws(VaultError) {
+        switch (credential, try method(supported: supported)) {
+        case (.secret(let secret, _), .clientSecretBasic):
+            // RFC 6749 section 2.3.1: both parts form-encoded before they are joined and base64-encoded.
+            let pair = FormEncoding.escape(clientId) + ":" + FormEncoding.escape(secret)
+            headers["Authorization"] = "Basic " + Data(pair.utf8).base64EncodedString()
+        case (.secret(let secret, _), _):
+            fields["client_id"] = clientId
+            fields["client_secret"] = secret
+        case (.privateKey(let key), _):
+            fields["client_id"] = clientId
+            fields["client_assertion_type"] = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+            fields["client_assertion"] = try await key.assertion(clientId: clientId, audience: endpoint, now: now)
+        case (.none, _):
+            fields["client_id"] = clientId
+        }
+    }
+}
