@@ -27,7 +27,19 @@ final class TestIssuer: Sendable {
         var keys: [[String: String]] = []
         var nonces: [String: String] = [:]
         var keySetFetches = 0
+        var tokenRequests: [TokenRequest] = []
     }
+
+    /// What one request to the token endpoint carried.
+    struct TokenRequest: Sendable {
+        /// The `Authorization` header, if any.
+        let authorization: String?
+        /// The form fields.
+        let fields: [String: String]
+    }
+
+    /// The token endpoint's requests so far, oldest first.
+    var tokenRequests: [TokenRequest] { state.withLock { $0.tokenRequests } }
 
     private init(issuer: URL, initialKeys: [[String: String]]) {
         self.issuer = issuer
@@ -150,7 +162,11 @@ final class TestIssuer: Sendable {
                 },
                 uniquingKeysWith: { first, _ in first }
             )
-            let nonce = issuer.state.withLock { $0.nonces.removeValue(forKey: fields["code"] ?? "") }
+            let seen = TokenRequest(authorization: request.headers[.authorization], fields: fields)
+            let nonce = issuer.state.withLock { state in
+                state.tokenRequests.append(seen)
+                return state.nonces.removeValue(forKey: fields["code"] ?? "")
+            }
             guard let nonce else { return Self.json(["error": "invalid_grant"], status: .badRequest) }
             let idToken = try await makeIDToken(nonce, issuer)
             return Self.json([
