@@ -41,9 +41,14 @@ extension Auth {
         let receiver: LoopbackRedirectReceiver?
         let redirectURI: URL
         if configured.isLoopbackRedirect {
-            let listener = try LoopbackRedirectReceiver()
+            // A configured port is used exactly (for issuers that match redirect URIs exactly); without one the
+            // system picks a free port at each login (RFC 8252 section 7.3). The host and path stay as configured.
+            let listener = try LoopbackRedirectReceiver(
+                host: configured.host ?? "127.0.0.1",
+                port: UInt16(clamping: configured.port ?? 0)
+            )
             receiver = listener
-            redirectURI = listener.redirectURI(path: configured.path.isEmpty ? "/" : configured.path)
+            redirectURI = listener.redirectURI(for: configured)
         } else {
             receiver = nil
             redirectURI = configured
@@ -65,10 +70,10 @@ extension Auth {
 
         let presenter = Task { await presentAuthorizationURL(authorizationURL) }
         defer { presenter.cancel() }
-        let redirect: URL
+        let received: URL?
         if let receiver {
             // withTaskCancellationHandler has no typed throws: the Result carries the error through.
-            let waited = await withTaskCancellationHandler { () async -> Result<URL, VaultError> in
+            let waited = await withTaskCancellationHandler { () async -> Result<URL?, VaultError> in
                 do throws(VaultError) {
                     return .success(
                         try await receiver.waitForRedirect(path: redirectURI.path, state: state, timeout: timeout)
@@ -79,14 +84,27 @@ extension Auth {
             } onCancel: {
                 receiver.stop()
             }
-            redirect = try waited.get()
+            received = try waited.get()
         } else {
-            redirect = await withCheckedContinuation { continuation in
-                pendingRedirect = (redirectURI.absoluteString, continuation)
+            let prefix = redirectURI.absoluteString
+            let timer = Task { [weak self] in
+                try? await Task.sleep(for: timeout)
+                await self?.expireRedirect(prefix: prefix)
+            }
+            defer { timer.cancel() }
+            received = await withCheckedContinuation { continuation in
+                pendingRedirect = (prefix, continuation)
             }
         }
+        guard let redirect = received else {
+            throw .openIDConnectFailed(
+                "no redirect arrived within \(timeout.components.seconds) s. If the issuer showed an error about the "
+                    + "redirect URI, register exactly \(redirectURI.absoluteString) for client "
+                    + "\(VaultError.printable(configuration.clientId)) there, or configure the redirect URI it has"
+            )
+        }
 
-        let code = try Self.code(from: redirect, state: state)
+        let code = try Self.code(from: redirect, state: state, metadata: metadata)
         let endpoint = try await tokenEndpoint()
         let response: TokenResponse
         do {
@@ -117,6 +135,13 @@ extension Auth {
         return true
     }
 
+    /// Ends a wait for an app's redirect whose time is up.
+    private func expireRedirect(prefix: String) {
+        guard let pending = pendingRedirect, pending.prefix == prefix else { return }
+        pendingRedirect = nil
+        pending.continuation.resume(returning: nil)
+    }
+
     /// Seals the session's refresh token under a new password (a new key at the key service) and keeps the
     /// unlocked envelope, so the session's later rotations are persisted too. Call it after the OpenID
     /// Connect flow.
@@ -136,11 +161,23 @@ extension Auth {
         return components.url!
     }
 
-    static func code(from redirect: URL, state: String) throws(VaultError) -> String {
+    /// The authorization code of `redirect`, once its `state` and, where the issuer sends one, its `iss` (RFC 9207:
+    /// the answer comes from the issuer this login went to, not from another in a mix-up) check out.
+    static func code(from redirect: URL, state: String, metadata: ProviderMetadata) throws(VaultError) -> String {
         let items = URLComponents(url: redirect, resolvingAgainstBaseURL: false)?.queryItems ?? []
         func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
         guard value("state") == state else {
             throw .openIDConnectFailed("the redirect's state does not match this login (possible forgery)")
+        }
+        if let issuer = value("iss") {
+            guard issuer == metadata.issuerIdentifier else {
+                throw .openIDConnectFailed(
+                    "the redirect says it comes from \(VaultError.printable(issuer, limit: 200)), not from "
+                        + "\(metadata.issuerIdentifier) (RFC 9207)"
+                )
+            }
+        } else if metadata.authorizationResponseIssuer {
+            throw .openIDConnectFailed("the redirect carries no iss, which this issuer always sends (RFC 9207)")
         }
         if let error = value("error") {
             let detail = value("error_description").map { ": \(VaultError.printable($0, limit: 200))" } ?? ""

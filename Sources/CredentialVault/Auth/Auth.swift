@@ -28,7 +28,7 @@ public actor Auth {
     /// kept apart from the session so the hot path of ``getAccessToken(forceRefresh:)`` copies nothing else.
     private var fresh: (token: AccessToken, until: Date)?
     private var refreshInFlight: (sessionId: UUID, task: Task<Result<AccessToken, VaultError>, Never>)?
-    var pendingRedirect: (prefix: String, continuation: CheckedContinuation<URL, Never>)?
+    var pendingRedirect: (prefix: String, continuation: CheckedContinuation<URL?, Never>)?
 
     /// An auth over `userStorage` (use ``Vault`` to build both from one configuration).
     ///

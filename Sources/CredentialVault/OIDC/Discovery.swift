@@ -16,6 +16,7 @@ struct Discovery: Sendable {
         let jwks_uri: String?
         let token_endpoint_auth_methods_supported: [String]?
         let revocation_endpoint_auth_methods_supported: [String]?
+        let authorization_response_iss_parameter_supported: Bool?
     }
 
     func metadata(for issuer: URL) async throws(VaultError) -> ProviderMetadata {
@@ -51,7 +52,8 @@ struct Discovery: Sendable {
             endSessionEndpoint: try Self.endpoint(document.end_session_endpoint, "end_session_endpoint"),
             jwksURI: try Self.endpoint(document.jwks_uri, "jwks_uri"),
             tokenEndpointAuthMethods: document.token_endpoint_auth_methods_supported,
-            revocationEndpointAuthMethods: revocationMethods
+            revocationEndpointAuthMethods: revocationMethods,
+            authorizationResponseIssuer: document.authorization_response_iss_parameter_supported ?? false
         )
     }
 

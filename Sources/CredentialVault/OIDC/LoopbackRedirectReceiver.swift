@@ -8,17 +8,19 @@ import Glibc
 import Darwin
 #endif
 
-/// Receives one OAuth redirect on 127.0.0.1 at a port the system picks (RFC 8252 section 7.3), with
-/// plain sockets so the library needs no server framework.
+/// Receives one OAuth redirect on the loopback interface (RFC 8252 section 7.3), with plain sockets so the
+/// library needs no server framework: at a port the system picks, or at the configured one for issuers that
+/// match redirect URIs exactly. `localhost` listens on 127.0.0.1 and, where it can, on ::1 at the same port.
 ///
 /// Any process on the machine can connect to the port, so no request it sends ends the login but the one
 /// to the redirect path that carries this login's `state`. Connections are served side by side on one
 /// thread with `poll`, each with a short deadline of its own for sending its request: a client that
 /// connects and stalls, or drips bytes, is dropped at its deadline and delays no other.
 final class LoopbackRedirectReceiver: Sendable {
-    /// The port the system gave.
+    /// The port listened on: the one asked for, or the one the system gave.
     let port: UInt16
-    private let socket: Int32
+    /// The listening sockets: one, or two for `localhost`.
+    private let sockets: [Int32]
     private let lifecycle = Mutex(Lifecycle())
     /// How long a connection may take to send its request, from the moment it is accepted.
     private let connectionTimeout: Duration
@@ -38,46 +40,107 @@ final class LoopbackRedirectReceiver: Sendable {
         var socketClosed = false
     }
 
-    /// A listener on 127.0.0.1; `connectionTimeout` bounds how long each connection may take to send its
-    /// request.
-    init(connectionTimeout: Duration = .seconds(5)) throws(VaultError) {
+    /// A listener on `host` (a 127.0.0.0/8 or ::1 literal, or `localhost`) at `port` (0: one the system picks);
+    /// `connectionTimeout` bounds how long each connection may take to send its request.
+    /// - Throws: ``VaultError`` `.openIDConnectFailed` naming the address when it cannot listen there (a port
+    ///   another program holds, an address this machine lacks).
+    init(host: String = "127.0.0.1", port: UInt16 = 0, connectionTimeout: Duration = .seconds(5)) throws(VaultError) {
+        let literal = host.lowercased() == "localhost" ? "127.0.0.1" : host
+        let shown = literal.contains(":") ? "[\(literal)]:\(port)" : "\(literal):\(port)"
+        guard let first = Self.listening(on: literal, port: port) else {
+            throw .openIDConnectFailed(
+                "cannot listen for the redirect on \(shown)\(port == 0 ? "" : " (is another program using that port?)")"
+            )
+        }
+        var sockets = [first.socket]
+        if host.lowercased() == "localhost", let second = Self.listening(on: "::1", port: first.port) {
+            // A browser may resolve localhost to ::1 first: listen there too, at the same port.
+            sockets.append(second.socket)
+        }
+        self.sockets = sockets
+        self.port = first.port
+        self.connectionTimeout = connectionTimeout
+    }
+
+    /// A non-blocking listening socket on the IP literal `address` at `port`, and the port it got; nil when it
+    /// cannot listen there.
+    private static func listening(on address: String, port: UInt16) -> (socket: Int32, port: UInt16)? {
+        var ipv4 = in_addr()
+        var ipv6 = in6_addr()
+        let family: Int32
+        if inet_pton(AF_INET, address, &ipv4) == 1 {
+            family = AF_INET
+        } else if inet_pton(AF_INET6, address, &ipv6) == 1 {
+            family = AF_INET6
+        } else {
+            return nil
+        }
         #if canImport(Glibc)
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-        let fd = Glibc.socket(AF_INET, type, 0)
+        let fd = Glibc.socket(family, type, 0)
         #else
-        let fd = Darwin.socket(AF_INET, SOCK_STREAM, 0)
+        let fd = Darwin.socket(family, SOCK_STREAM, 0)
         if fd >= 0 { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
         #endif
-        guard fd >= 0 else { throw .openIDConnectFailed("cannot open a loopback socket") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        guard fd >= 0 else { return nil }
+        // A fixed port is free again at once after the last login's listener closed, connections in TIME_WAIT
+        // or not; on Linux this never lets two sockets listen on one port.
+        var reuse: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var bound: Int32
+        var actualPort: UInt16 = 0
+        if family == AF_INET {
+            var socketAddress = sockaddr_in()
+            socketAddress.sin_family = sa_family_t(AF_INET)
+            socketAddress.sin_port = port.bigEndian
+            socketAddress.sin_addr = ipv4
+            let length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            bound = withUnsafePointer(to: &socketAddress) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+            }
+            var actual = sockaddr_in()
+            var actualLength = length
+            _ = withUnsafeMutablePointer(to: &actual) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) }
+            }
+            actualPort = UInt16(bigEndian: actual.sin_port)
+        } else {
+            var on: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &on, socklen_t(MemoryLayout<Int32>.size))
+            var socketAddress = sockaddr_in6()
+            socketAddress.sin6_family = sa_family_t(AF_INET6)
+            socketAddress.sin6_port = port.bigEndian
+            socketAddress.sin6_addr = ipv6
+            let length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+            bound = withUnsafePointer(to: &socketAddress) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+            }
+            var actual = sockaddr_in6()
+            var actualLength = length
+            _ = withUnsafeMutablePointer(to: &actual) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) }
+            }
+            actualPort = UInt16(bigEndian: actual.sin6_port)
         }
         guard bound == 0, listen(fd, 16) == 0 else {
             close(fd)
-            throw .openIDConnectFailed("cannot listen on 127.0.0.1")
+            return nil
         }
-        var actual = sockaddr_in()
-        var actualLength = length
-        _ = withUnsafeMutablePointer(to: &actual) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) }
-        }
-        socket = fd
-        port = UInt16(bigEndian: actual.sin_port)
-        self.connectionTimeout = connectionTimeout
+        return (fd, actualPort)
     }
 
     deinit {
         stop()
     }
 
-    /// `http://127.0.0.1:{port}{path}`.
-    func redirectURI(path: String) -> URL {
-        URL(string: "http://127.0.0.1:\(port)\(path.hasPrefix("/") ? path : "/" + path)")!
+    /// The redirect URI to send for `configured`: exactly as configured when it names a port, else the same
+    /// host and path at the port listened on (`/` for an empty path).
+    func redirectURI(for configured: URL) -> URL {
+        if let port = configured.port, port != 0 { return configured }
+        var components = URLComponents(url: configured, resolvingAgainstBaseURL: false)
+        components?.port = Int(port)
+        if components?.path.isEmpty == true { components?.path = "/" }
+        return components?.url ?? configured
     }
 
     /// Stops listening; a pending wait ends with an error.
@@ -88,7 +151,7 @@ final class LoopbackRedirectReceiver: Sendable {
             lifecycle.socketClosed = true
             return true
         }
-        if closeNow { close(socket) }
+        if closeNow { for socket in sockets { close(socket) } }
     }
 
     /// Waits for a request to `path` whose `state` query parameter is `state`, answers it with a page that
@@ -98,8 +161,9 @@ final class LoopbackRedirectReceiver: Sendable {
     /// Every other request is answered and the wait goes on: another path (a browser's favicon request) gets
     /// a 404, the redirect path without this login's `state` a 400. The wait runs on a thread of its own,
     /// never blocking Swift's cooperative pool.
-    /// - Throws: `.openIDConnectFailed` when `timeout` passes first or ``stop()`` is called.
-    func waitForRedirect(path: String, state: String, timeout: Duration) async throws(VaultError) -> URL {
+    /// - Returns: the redirect's URL, or nil when `timeout` passed first.
+    /// - Throws: `.openIDConnectFailed` when ``stop()`` is called.
+    func waitForRedirect(path: String, state: String, timeout: Duration) async throws(VaultError) -> URL? {
         let deadline = ContinuousClock.now + timeout
         let begun = lifecycle.withLock { lifecycle in
             guard !lifecycle.stopped, !lifecycle.waiting else { return false }
@@ -108,7 +172,7 @@ final class LoopbackRedirectReceiver: Sendable {
         }
         guard begun else { throw .openIDConnectFailed("the login was cancelled") }
         let expected = Expectation(path: path, state: state)
-        let result: Result<URL, VaultError> = await withCheckedContinuation { continuation in
+        let result: Result<URL?, VaultError> = await withCheckedContinuation { continuation in
             let thread = Thread { [self] in
                 let result = serve(expected, until: deadline)
                 endWaiting()
@@ -127,7 +191,7 @@ final class LoopbackRedirectReceiver: Sendable {
             lifecycle.socketClosed = true
             return true
         }
-        if closeNow { close(socket) }
+        if closeNow { for socket in sockets { close(socket) } }
     }
 
     // MARK: Serving
@@ -145,29 +209,27 @@ final class LoopbackRedirectReceiver: Sendable {
         var received: [UInt8] = []
     }
 
-    private func serve(_ expected: Expectation, until deadline: ContinuousClock.Instant) -> Result<URL, VaultError> {
+    private func serve(_ expected: Expectation, until deadline: ContinuousClock.Instant) -> Result<URL?, VaultError> {
         var connections: [Connection] = []
         defer { for connection in connections { close(connection.fd) } }
         while true {
             if lifecycle.withLock({ $0.stopped }) { return .failure(.openIDConnectFailed("the login was cancelled")) }
             let now = ContinuousClock.now
-            guard now < deadline else {
-                return .failure(.openIDConnectFailed("no redirect arrived within the time allowed"))
-            }
+            guard now < deadline else { return .success(nil) }
             // A connection past its deadline is dropped unanswered: it had its time.
             connections.removeAll { connection in
                 guard connection.deadline <= now else { return false }
                 close(connection.fd)
                 return true
             }
-            var pollers = [pollfd(fd: socket, events: Int16(POLLIN), revents: 0)]
+            var pollers = sockets.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             pollers += connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
             let wake = connections.map(\.deadline).reduce(deadline, min)
             guard poll(&pollers, nfds_t(pollers.count), Self.milliseconds(min(Self.tick, wake - now))) > 0 else {
                 continue
             }
             // From the last, so removing one leaves the indices of those still to visit unchanged.
-            for index in connections.indices.reversed() where pollers[index + 1].revents != 0 {
+            for index in connections.indices.reversed() where pollers[index + sockets.count].revents != 0 {
                 let progress = read(&connections[index])
                 if case .incomplete = progress { continue }
                 let fd = connections.remove(at: index).fd
@@ -176,12 +238,14 @@ final class LoopbackRedirectReceiver: Sendable {
                     return .success(url)
                 }
             }
-            if pollers[0].revents != 0 { acceptWaiting(into: &connections) }
+            for (index, socket) in sockets.enumerated() where pollers[index].revents != 0 {
+                acceptWaiting(on: socket, into: &connections)
+            }
         }
     }
 
-    /// Accepts every connection waiting, each with a deadline from now.
-    private func acceptWaiting(into connections: inout [Connection]) {
+    /// Accepts every connection waiting on `socket`, each with a deadline from now.
+    private func acceptWaiting(on socket: Int32, into connections: inout [Connection]) {
         for _ in 0..<Self.maximumConnections {
             let fd = accept(socket, nil, nil)
             guard fd >= 0 else { return }

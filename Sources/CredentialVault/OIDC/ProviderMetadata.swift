@@ -20,4 +20,7 @@ public struct ProviderMetadata: Sendable, Equatable {
     public let tokenEndpointAuthMethods: [String]?
     /// `revocation_endpoint_auth_methods_supported`, when a document lists it.
     public let revocationEndpointAuthMethods: [String]?
+    /// `authorization_response_iss_parameter_supported` (RFC 9207): the issuer puts `iss` in every authorization
+    /// response, so one without it is refused.
+    public let authorizationResponseIssuer: Bool
 }

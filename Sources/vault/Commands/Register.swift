@@ -53,6 +53,8 @@ struct Register: AsyncParsableCommand {
             let flow = {
                 try await context.auth.performOpenIDConnectFlow(
                     flow: signUp ? .signUp : .signIn,
+                    // The name to keep the login under when the issuer gives no id_token (a plain OAuth server).
+                    userId: context.settings.user.value,
                     timeout: .seconds(timeout),
                     presentAuthorizationURL: presenter
                 )

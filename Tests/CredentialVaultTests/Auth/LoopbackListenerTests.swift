@@ -119,7 +119,11 @@ struct LoopbackListenerTests {
             let error = await #expect(throws: VaultError.self) {
                 try await fixture.vault.auth.performOpenIDConnectFlow(timeout: .seconds(120)) { url in
                     let login = LoginURL(url)
-                    let target = login.redirect(query: "error=access_denied&state=\(login.state)")
+                    // As the issuer sends it: with its iss (RFC 9207), which its discovery says it always sends.
+                    let iss = fixture.server.issuer.absoluteString.addingPercentEncoding(
+                        withAllowedCharacters: .alphanumerics
+                    )
+                    let target = login.redirect(query: "error=access_denied&state=\(login.state)&iss=\(iss ?? "")")
                     let response = try? await URLSessionTransport().send(HTTPRequest(method: "GET", url: target))
                     status.withLock { $0 = response?.status ?? 0 }
                 }

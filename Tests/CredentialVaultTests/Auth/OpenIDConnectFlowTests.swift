@@ -64,9 +64,15 @@ struct OpenIDConnectFlowTests {
                         let state =
                             URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?
                             .first { $0.name == "state" }?.value ?? ""
+                        // As the issuer would send it: with its iss (RFC 9207), which it says it always sends.
+                        let iss =
+                            "iss="
+                            + (fixture.server.issuer.absoluteString.addingPercentEncoding(
+                                withAllowedCharacters: .alphanumerics
+                            ) ?? "")
                         await Browser.deliver(
                             to: url,
-                            query: [query, "state=\(state)"].filter { !$0.isEmpty }.joined(separator: "&")
+                            query: [query, "state=\(state)", iss].filter { !$0.isEmpty }.joined(separator: "&")
                         )
                     }
                 }

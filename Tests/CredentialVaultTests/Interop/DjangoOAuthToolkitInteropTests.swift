@@ -21,9 +21,10 @@ struct DjangoOAuthToolkitInteropTests {
         static func with(
             isolation: isolated (any Actor)? = #isolation,
             jwtAccessTokens: Bool = false,
+            redirectURIs: [String] = [],
             _ body: (Setup) async throws -> Void
         ) async throws {
-            let dot = try await DjangoOAuthToolkit.start(jwtAccessTokens: jwtAccessTokens)
+            let dot = try await DjangoOAuthToolkit.start(jwtAccessTokens: jwtAccessTokens, redirectURIs: redirectURIs)
             defer { dot.stop() }
             try await KeyServiceMockServer.withServer { keys in
                 try await TemporaryDirectory.with { root in
@@ -32,12 +33,17 @@ struct DjangoOAuthToolkitInteropTests {
             }
         }
 
-        func vault(clientId: String, authentication: ClientAuthentication = .none) throws -> Vault {
+        func vault(
+            clientId: String,
+            authentication: ClientAuthentication = .none,
+            redirectURI: URL = VaultConfiguration.defaultRedirectURI
+        ) throws -> Vault {
             try Vault(
                 configuration: VaultConfiguration(
                     issuer: dot.issuer,
                     clientId: clientId,
                     clientAuthentication: authentication,
+                    redirectURI: redirectURI,
                     keyServiceURL: keys.keyServiceURL,
                     storeDirectory: root.appending(path: "store"),
                     opsLimit: VaultFixture.opsLimit,
@@ -127,6 +133,49 @@ struct DjangoOAuthToolkitInteropTests {
             )
             #expect(afterLogout.status == 400)
             #expect(String(decoding: afterLogout.body, as: UTF8.self).contains("invalid_grant"))
+        }
+    }
+
+    @Test(
+        "a redirect URI registered exactly (localhost, fixed port) is used exactly; an unregistered one ends naming it"
+    )
+    func exactRedirectURI() async throws {
+        let port = try FreePort.pick()
+        let registered = "http://localhost:\(port)/callback"
+        try await Setup.with(redirectURIs: [registered]) { setup in
+            let dot = setup.dot
+            let vault = try setup.vault(
+                clientId: dot.confidentialClientId,
+                authentication: try .clientSecret(dot.confidentialClientSecret),
+                redirectURI: try #require(URL(string: registered))
+            )
+            let sent = URLBox()
+            let userId = try await vault.auth.performOpenIDConnectFlow { url in
+                sent.set(url)
+                guard let redirect = try? await dot.driveLogin(authorizationURL: url) else { return }
+                _ = try? await URLSessionTransport().send(HTTPRequest(method: "GET", url: redirect))
+            }
+            #expect(!userId.isEmpty)
+            let items = URLComponents(url: try #require(sent.get()), resolvingAgainstBaseURL: false)?.queryItems
+            #expect(items?.first { $0.name == "redirect_uri" }?.value == registered)
+
+            // localhost without a port is not registered: DOT shows its error page, and the wait ends naming the URI.
+            let unregistered = try setup.vault(
+                clientId: dot.confidentialClientId,
+                authentication: try .clientSecret(dot.confidentialClientSecret),
+                redirectURI: try #require(URL(string: "http://localhost/callback"))
+            )
+            let error = await #expect(throws: VaultError.self) {
+                try await unregistered.auth.performOpenIDConnectFlow(timeout: .seconds(5)) { url in
+                    _ = try? await dot.driveLogin(authorizationURL: url)
+                }
+            }
+            #expect(error?.kind == .openIDConnectFailed)
+            #expect(
+                error?.description.contains("register exactly http://localhost:") == true,
+                "\(String(describing: error))"
+            )
+            #expect(error?.description.contains(dot.confidentialClientId) == true)
         }
     }
 

@@ -45,12 +45,14 @@ struct DjangoOAuthToolkit: Sendable {
     /// Throws ``DjangoOAuthToolkitError/notInstalled(_:)`` when the venv is missing, so the
     /// interop tests fail (not skip) on a machine that never ran `make interop-deps`.
     /// Takes about a second or two (migrations on a fresh database).
+    ///
+    /// `redirectURIs` are registered for the code clients besides `http://127.0.0.1/callback` (which DOT
+    /// matches on any port), and matched exactly.
     static func start(
         accessTokenLifetime: Int = 300,
-        jwtAccessTokens: Bool = false
-    ) async throws
-        -> DjangoOAuthToolkit
-    {
+        jwtAccessTokens: Bool = false,
+        redirectURIs: [String] = []
+    ) async throws -> DjangoOAuthToolkit {
         let python = Paths.python
         guard FileManager.default.isExecutableFile(atPath: python.path) else {
             throw DjangoOAuthToolkitError.notInstalled(python.path)
@@ -64,7 +66,7 @@ struct DjangoOAuthToolkit: Sendable {
                 "--port", "0",
                 "--access-token-lifetime", String(accessTokenLifetime),
                 "--exit-on-stdin-eof",
-            ] + (jwtAccessTokens ? ["--jwt-access-tokens"] : []),
+            ] + (jwtAccessTokens ? ["--jwt-access-tokens"] : []) + redirectURIs.flatMap { ["--redirect-uri", $0] },
             logFile: logFile
         )
         let readyLine = try await server.waitForReadyLine(timeout: 60)

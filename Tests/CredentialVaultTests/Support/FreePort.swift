@@ -1,0 +1,51 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A TCP port on 127.0.0.1 that was free a moment ago, and a way to hold one busy.
+enum FreePort {
+    /// A port the system just gave and took back: free unless another process grabs it in between.
+    static func pick() throws -> UInt16 {
+        let held = try Held()
+        return held.port
+    }
+
+    /// A socket listening on 127.0.0.1 at a port of the system's choice, until it is released.
+    final class Held {
+        let port: UInt16
+        private let fd: Int32
+
+        init() throws {
+            #if canImport(Glibc)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            #else
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
+            #endif
+            guard fd >= 0 else { throw FixtureError("socket failed") }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+            }
+            guard bound == 0, listen(fd, 1) == 0 else {
+                close(fd)
+                throw FixtureError("bind failed")
+            }
+            var actual = sockaddr_in()
+            var actualLength = length
+            _ = withUnsafeMutablePointer(to: &actual) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) }
+            }
+            self.fd = fd
+            port = UInt16(bigEndian: actual.sin_port)
+        }
+
+        deinit { close(fd) }
+    }
+}
