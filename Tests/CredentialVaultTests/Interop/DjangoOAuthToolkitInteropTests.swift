@@ -231,6 +231,25 @@ struct DjangoOAuthToolkitInteropTests {
         }
     }
 
+    @Test("logout revokes the token the store holds now, though another process rotated it after the session began")
+    func logoutRevokesStoredToken() async throws {
+        try await Setup.with { setup in
+            let clientId = setup.dot.passwordClientId
+            let (first, _) = try await setup.registeredByPasswordGrant(password: Self.password)
+            _ = try await first.auth.loginWithPassword(password: Self.password)
+            // Another process logs in: it rotates the token, and the store holds the new one.
+            let other = try setup.vault(clientId: clientId)
+            _ = try await other.auth.loginWithPassword(password: Self.password)
+            let live = try #require(await other.auth.refreshToken)
+            #expect(live != (await first.auth.refreshToken))
+
+            try await first.auth.logout(clearUser: false)
+            // The stored (newest) token is dead at DOT; revoking the first session's stale one would have left it.
+            let afterLogout = try await setup.redeemDirectly(live.token, clientId: clientId)
+            #expect(afterLogout.status == 400 && afterLogout.body.contains("invalid_grant"))
+        }
+    }
+
     @Test("a reused refresh token kills the family at DOT, and the vault reports loginExpired")
     func reuseDetection() async throws {
         try await Setup.with { setup in

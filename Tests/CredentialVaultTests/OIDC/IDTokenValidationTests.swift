@@ -70,6 +70,21 @@ struct IDTokenValidationTests {
         }
     }
 
+    @Test("logout at an issuer without a revocation endpoint says so and what remains, and ends the session")
+    func logoutWithoutRevocation() async throws {
+        let valid: TestIssuer.IDTokenMaker = { nonce, issuer in try await issuer.sign(issuer.validClaims(nonce: nonce)) }
+        try await TestIssuer.with(idToken: valid) { issuer in
+            let (result, vault) = try await Self.login(at: issuer)
+            _ = try result.get()
+            let error = await #expect(throws: VaultError.self) { try await vault.auth.logout() }
+            #expect(error?.kind == .revocationFailed)
+            #expect(error?.isNetworkError == false)
+            #expect(error?.description.contains("offers no revocation endpoint") == true)
+            #expect(error?.description.contains("stays valid at the issuer until it expires") == true)
+            #expect(await !vault.auth.isLoggedIn)
+        }
+    }
+
     @Test("an id_token for another client (foreign aud) is refused")
     func foreignAudience() async throws {
         try await Self.expectRefused("another client (aud)") { nonce, issuer in
