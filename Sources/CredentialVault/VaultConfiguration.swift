@@ -11,9 +11,9 @@ public struct VaultConfiguration: Sendable {
     /// How the client authenticates at the token and revocation endpoints: ``ClientAuthentication/none`` (a
     /// public client, the default) or a confidential client's secret or private key.
     public var clientAuthentication: ClientAuthentication
-    /// Where the issuer sends the user back: a loopback URL (`http://127.0.0.1/callback`; the port is
-    /// chosen at login, RFC 8252) for command-line tools, or an app's own scheme (then pass the redirect
-    /// to ``Auth/handleRedirect(url:)``).
+    /// Where the issuer sends the user back: a loopback URL for command-line tools (`http://127.0.0.1/callback`:
+    /// without a port one is chosen at each login, RFC 8252; with one, that port and the URI exactly as written),
+    /// or an app's own scheme (then pass the redirect to ``Auth/handleRedirect(url:)``).
     public var redirectURI: URL
     /// The scopes asked for; `offline_access` is what makes the issuer hand out a refresh token.
     public var scopes: [String]
@@ -21,7 +21,8 @@ public struct VaultConfiguration: Sendable {
     public var keyServiceURL: URL
     /// Where envelopes live; nil for `$XDG_DATA_HOME/credential-vault`.
     public var storeDirectory: URL?
-    /// An access token is refreshed when it has less than this left (seconds).
+    /// An access token is refreshed when it has less than this left (seconds). It is also the clock skew
+    /// tolerated on an id_token's `exp`, `iat` and `nbf`, up to five minutes.
     public var leeway: TimeInterval
     /// Seconds to wait for any one HTTP answer.
     public var requestTimeout: TimeInterval

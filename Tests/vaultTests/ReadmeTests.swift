@@ -62,6 +62,15 @@ struct ReadmeTests {
         try Data(blocks[0].utf8).write(to: sources.appending(path: "main.swift"))
 
         let scratch = work.appending(path: "scratch")
+        // SwiftPM's incremental build of a path dependency does not notice a source file added to it (the
+        // build then fails on a type it cannot find): when the package's list of source files changed since
+        // the last run, the scratch directory starts over.
+        let fileList = Self.sourceFileList()
+        let listFile = work.appending(path: "source-files.txt")
+        if (try? String(contentsOf: listFile, encoding: .utf8)) != fileList {
+            try? FileManager.default.removeItem(at: scratch)
+            try Data(fileList.utf8).write(to: listFile)
+        }
         let environment = ProcessInfo.processInfo.environment
         let build = try await CLISandbox.run(
             executable: URL(fileURLWithPath: "/usr/bin/env"),
@@ -100,6 +109,13 @@ struct ReadmeTests {
     func extractor() {
         let text = "intro\n```swift\nlet a = 1\n```\n```sh\nls\n```\n```swift\nprint(a)\n```\n"
         #expect(Self.swiftBlocks(text) == ["let a = 1\n", "print(a)\n"])
+    }
+
+    /// Every file under the package's `Sources/`, one relative path a line, sorted.
+    private static func sourceFileList() -> String {
+        let sources = packageRoot.appending(path: "Sources")
+        let paths = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String } ?? []
+        return paths.sorted().joined(separator: "\n")
     }
 
     private static func writeIfChanged(_ text: String, to url: URL) throws {

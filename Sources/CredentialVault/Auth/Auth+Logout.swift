@@ -48,37 +48,16 @@ extension Auth {
     private func revoke(_ refreshToken: RefreshToken) async throws(VaultError) {
         let metadata = try await metadata()
         guard let url = metadata.revocationEndpoint else { throw .revocationNotOffered }
-        var fields = ["token": refreshToken.token, "token_type_hint": "refresh_token"]
-        var headers = ["Content-Type": "application/x-www-form-urlencoded"]
-        try await configuration.clientAuthentication.authenticate(
-            clientId: configuration.clientId,
-            to: url,
-            supported: metadata.revocationEndpointAuthMethods ?? metadata.tokenEndpointAuthMethods,
-            now: configuration.now(),
-            fields: &fields,
-            headers: &headers
-        )
-        let request = HTTPRequest(
-            method: "POST",
+        try await RevocationEndpoint(
             url: url,
-            headers: headers,
-            body: Data(FormEncoding.encode(fields).utf8),
-            timeout: configuration.requestTimeout
+            clientId: configuration.clientId,
+            authentication: configuration.clientAuthentication,
+            supportedMethods: metadata.revocationEndpointAuthMethods ?? metadata.tokenEndpointAuthMethods,
+            now: configuration.now,
+            transport: transport,
+            timeout: configuration.requestTimeout,
+            logger: configuration.logger
         )
-        let host = url.displayHost
-        let response: HTTPResponse
-        do {
-            response = try await transport.send(request, logger: configuration.logger)
-        } catch {
-            throw .revocationUnreachable(error)
-        }
-        guard response.status == 200 else {
-            throw .revocationFailed(
-                "the revocation endpoint at \(host) answered HTTP \(response.status)",
-                host: host,
-                status: response.status
-            )
-        }
-        configuration.logger.debug("the issuer revoked the refresh token")
+        .revoke(refreshToken.token)
     }
 }

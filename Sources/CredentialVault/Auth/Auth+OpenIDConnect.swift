@@ -14,14 +14,14 @@ extension Auth {
     /// The first login: the authorization code flow with PKCE (S256), state and nonce.
     ///
     /// `presentAuthorizationURL` gets the URL to show (a CLI prints it or opens a browser). With a loopback
-    /// redirect URI the answer comes back to a listener on 127.0.0.1 at a port chosen now (RFC 8252), which
+    /// redirect URI the answer comes back to a listener on its host, at its port or one chosen now (RFC 8252), which
     /// waits for the redirect that carries this login's `state` (any other request is answered and the wait
     /// goes on); otherwise pass the redirect to ``handleRedirect(url:)``. The tokens are kept in memory: call
     /// ``storeRefreshToken(withNewPassword:)`` to seal the refresh token under a password.
     ///
     /// The user id is the `sub` of the id_token, once it is validated (OpenID Connect Core section 3.1.3.7:
-    /// signature against the issuer's JWKS, `iss`, `aud`, `azp`, `exp`, `iat`, `nonce`). An issuer that gives no
-    /// id_token (no `openid` scope, or a plain OAuth 2 server) needs `userId`, the name to keep the login under.
+    /// signature against the issuer's JWKS, `iss`, `aud`, `azp`, `exp`, `iat`, `nonce`). Without the `openid`
+    /// scope (a plain OAuth 2 server) there is no id_token: `userId` is then the name to keep the login under.
     /// The access token is never read for the user: it is the resource server's, and may be opaque.
     /// - Returns: the user id.
     /// - Throws: ``VaultError``: a state mismatch, an error answer, a missing code or an id_token that fails
@@ -68,6 +68,9 @@ extension Auth {
         if flow == .signUp { fields["prompt"] = "create" }
         let authorizationURL = Self.url(metadata.authorizationEndpoint, adding: fields)
 
+        // The path the browser's request names, as it goes over the wire (percent-encoded; `/` for none).
+        let wirePath = redirectURI.path(percentEncoded: true)
+        let listenPath = wirePath.isEmpty ? "/" : wirePath
         let presenter = Task { await presentAuthorizationURL(authorizationURL) }
         defer { presenter.cancel() }
         let received: URL?
@@ -76,7 +79,7 @@ extension Auth {
             let waited = await withTaskCancellationHandler { () async -> Result<URL?, VaultError> in
                 do throws(VaultError) {
                     return .success(
-                        try await receiver.waitForRedirect(path: redirectURI.path, state: state, timeout: timeout)
+                        try await receiver.waitForRedirect(path: listenPath, state: state, timeout: timeout)
                     )
                 } catch {
                     return .failure(error)
@@ -86,14 +89,16 @@ extension Auth {
             }
             received = try waited.get()
         } else {
-            let prefix = redirectURI.absoluteString
+            let wait = UUID()
             let timer = Task { [weak self] in
                 try? await Task.sleep(for: timeout)
-                await self?.expireRedirect(prefix: prefix)
+                await self?.expireRedirect(wait)
             }
             defer { timer.cancel() }
             received = await withCheckedContinuation { continuation in
-                pendingRedirect = (prefix, continuation)
+                // One app redirect is awaited at a time: an earlier flow still waiting ends now, with no redirect.
+                pendingRedirect?.continuation.resume(returning: nil)
+                pendingRedirect = (wait, redirectURI.absoluteString, continuation)
             }
         }
         guard let redirect = received else {
@@ -104,7 +109,7 @@ extension Auth {
             )
         }
 
-        let code = try Self.code(from: redirect, state: state, metadata: metadata)
+        let code = try Self.code(from: redirect, state: state, redirectURI: redirectURI, metadata: metadata)
         let endpoint = try await tokenEndpoint()
         let response: TokenResponse
         do {
@@ -126,7 +131,7 @@ extension Auth {
         return userId
     }
 
-    /// Passes an app's redirect to a waiting ``performOpenIDConnectFlow(flow:timeout:presentAuthorizationURL:)``.
+    /// Passes an app's redirect to a waiting ``performOpenIDConnectFlow(flow:userId:timeout:presentAuthorizationURL:)``.
     /// - Returns: whether a flow was waiting for this URL.
     public func handleRedirect(url: URL) -> Bool {
         guard let pending = pendingRedirect, url.absoluteString.hasPrefix(pending.prefix) else { return false }
@@ -135,9 +140,9 @@ extension Auth {
         return true
     }
 
-    /// Ends a wait for an app's redirect whose time is up.
-    private func expireRedirect(prefix: String) {
-        guard let pending = pendingRedirect, pending.prefix == prefix else { return }
+    /// Ends the wait `wait` for an app's redirect, when its time is up and it still waits.
+    private func expireRedirect(_ wait: UUID) {
+        guard let pending = pendingRedirect, pending.id == wait else { return }
         pendingRedirect = nil
         pending.continuation.resume(returning: nil)
     }
@@ -163,7 +168,12 @@ extension Auth {
 
     /// The authorization code of `redirect`, once its `state` and, where the issuer sends one, its `iss` (RFC 9207:
     /// the answer comes from the issuer this login went to, not from another in a mix-up) check out.
-    static func code(from redirect: URL, state: String, metadata: ProviderMetadata) throws(VaultError) -> String {
+    static func code(
+        from redirect: URL,
+        state: String,
+        redirectURI: URL,
+        metadata: ProviderMetadata
+    ) throws(VaultError) -> String {
         let items = URLComponents(url: redirect, resolvingAgainstBaseURL: false)?.queryItems ?? []
         func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
         guard value("state") == state else {
@@ -180,8 +190,14 @@ extension Auth {
             throw .openIDConnectFailed("the redirect carries no iss, which this issuer always sends (RFC 9207)")
         }
         if let error = value("error") {
-            let detail = value("error_description").map { ": \(VaultError.printable($0, limit: 200))" } ?? ""
-            throw .openIDConnectFailed("the issuer answered \(VaultError.printable(error))\(detail)")
+            let description = value("error_description")
+            let detail = description.map { ": \(VaultError.printable($0, limit: 200))" } ?? ""
+            // An issuer that names the redirect URI as the trouble: say which one to register.
+            let hint =
+                description?.lowercased().contains("redirect") == true
+                ? ". Register exactly \(redirectURI.absoluteString) for this client there, or configure the one it has"
+                : ""
+            throw .openIDConnectFailed("the issuer answered \(VaultError.printable(error))\(detail)\(hint)")
         }
         guard let code = value("code"), !code.isEmpty else {
             throw .openIDConnectFailed("the redirect carries no authorization code")
@@ -197,6 +213,11 @@ extension Auth {
         namedUser: String?
     ) async throws(VaultError) -> String {
         guard let idToken = response.idToken else {
+            // An OpenID Provider asked for openid must answer with an id_token: without one nothing is validated,
+            // so nothing is kept. A caller's name stands in only where no id_token was asked for.
+            guard !configuration.scopes.contains("openid") else {
+                throw .openIDConnectFailed("the issuer gave no id token, though the openid scope was asked for")
+            }
             guard let namedUser, !namedUser.isEmpty else {
                 throw .openIDConnectFailed(
                     "the issuer gave no id token to name the user (ask for the openid scope, or name the user)"
@@ -207,7 +228,8 @@ extension Auth {
         let verifier = IDTokenVerifier(
             issuer: metadata.issuerIdentifier,
             clientId: configuration.clientId,
-            leeway: configuration.leeway
+            // The leeway is also the refresh margin; a generous one must not make id_token times lax.
+            leeway: min(configuration.leeway, IDTokenVerifier.maximumClockSkew)
         )
         let claims = try await verifier.verify(
             idToken,

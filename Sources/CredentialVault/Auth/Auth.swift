@@ -7,7 +7,7 @@ import VaultCrypto
 ///
 /// A session begins with ``loginWithPassword(userId:password:storeNewRefreshToken:)``,
 /// ``loginWithDeviceUnlock(userId:storeNewRefreshToken:)`` or
-/// ``performOpenIDConnectFlow(flow:timeout:presentAuthorizationURL:)``. It keeps the access token, the
+/// ``performOpenIDConnectFlow(flow:userId:timeout:presentAuthorizationURL:)``. It keeps the access token, the
 /// refresh token and, after a password or device login, the user's unlocked envelope, so every rotated
 /// refresh token is sealed and written before anyone sees the access token that came with it. The data
 /// key is zeroed when the session ends.
@@ -28,7 +28,7 @@ public actor Auth {
     /// kept apart from the session so the hot path of ``getAccessToken(forceRefresh:)`` copies nothing else.
     private var fresh: (token: AccessToken, until: Date)?
     private var refreshInFlight: (sessionId: UUID, task: Task<Result<AccessToken, VaultError>, Never>)?
-    var pendingRedirect: (prefix: String, continuation: CheckedContinuation<URL?, Never>)?
+    var pendingRedirect: (id: UUID, prefix: String, continuation: CheckedContinuation<URL?, Never>)?
 
     /// An auth over `userStorage` (use ``Vault`` to build both from one configuration).
     ///

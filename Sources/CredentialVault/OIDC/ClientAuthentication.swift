@@ -13,7 +13,9 @@ import VaultCrypto
 ///
 /// A secret or private key is a secret: `description` never shows it. Keep it out of plain config files (the
 /// CLI reads it from a file only its owner can read).
-public struct ClientAuthentication: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+public struct ClientAuthentication: Sendable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// The methods, by their registered names.
     public struct Method: Sendable, Hashable, CustomStringConvertible {
         /// The registered name (`client_secret_basic`, ...).
@@ -66,9 +68,9 @@ public struct ClientAuthentication: Sendable, CustomStringConvertible, CustomDeb
     /// The method in use, or nil when a secret's method is left to the discovery document.
     public var method: Method? {
         switch credential {
-        case .none: .none
+        case .none: Method.none
         case .secret(_, let method): method
-        case .privateKey: .privateKeyJWT
+        case .privateKey: Method.privateKeyJWT
         }
     }
 
@@ -79,6 +81,11 @@ public struct ClientAuthentication: Sendable, CustomStringConvertible, CustomDeb
 
     /// The same as ``description``.
     public var debugDescription: String { description }
+
+    /// A mirror with the method only, so `dump` and debuggers show no secret or key.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["method": method?.name ?? "from discovery"], displayStyle: .struct)
+    }
 
     /// The method used at an endpoint whose discovery lists `supported` (nil when it lists nothing).
     func method(supported: [String]?) throws(VaultError) -> Method {
@@ -98,9 +105,38 @@ public struct ClientAuthentication: Sendable, CustomStringConvertible, CustomDeb
         }
     }
 
+    /// A form-encoded POST of `fields` to `endpoint` carrying the client's credentials: the one way the token
+    /// and revocation endpoints are called.
+    func formRequest(
+        to endpoint: URL,
+        fields: [String: String],
+        clientId: String,
+        supported: [String]?,
+        now: Date,
+        timeout: TimeInterval
+    ) async throws(VaultError) -> HTTPRequest {
+        var all = fields
+        var headers = ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"]
+        try await authenticate(
+            clientId: clientId,
+            to: endpoint,
+            supported: supported,
+            now: now,
+            fields: &all,
+            headers: &headers
+        )
+        return HTTPRequest(
+            method: "POST",
+            url: endpoint,
+            headers: headers,
+            body: Data(FormEncoding.encode(all).utf8),
+            timeout: timeout
+        )
+    }
+
     /// Adds the client's credentials for a request to `endpoint`: `client_id` (and `client_secret`, or the
     /// assertion) to `fields`, or an `Authorization` header.
-    func authenticate(
+    private func authenticate(
         clientId: String,
         to endpoint: URL,
         supported: [String]?,

@@ -12,6 +12,9 @@ struct IDTokenVerifier: Sendable {
         "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "EdDSA",
     ]
 
+    /// The most clock skew tolerated on `exp`, `iat` and `nbf` (seconds), whatever leeway is configured.
+    static let maximumClockSkew: TimeInterval = 300
+
     /// The issuer identifier exactly as its discovery document states it.
     let issuer: String
     let clientId: String

@@ -53,9 +53,19 @@ final class LoopbackRedirectReceiver: Sendable {
             )
         }
         var sockets = [first.socket]
-        if host.lowercased() == "localhost", let second = Self.listening(on: "::1", port: first.port) {
-            // A browser may resolve localhost to ::1 first: listen there too, at the same port.
-            sockets.append(second.socket)
+        if host.lowercased() == "localhost" {
+            // A browser may resolve localhost to ::1 first: listen there too, at the same port. Where another
+            // program holds that port on ::1, it would receive the code: refuse. Only a machine without IPv6
+            // loopback goes on with 127.0.0.1 alone.
+            if let second = Self.listening(on: "::1", port: first.port) {
+                sockets.append(second.socket)
+            } else if errno != EADDRNOTAVAIL && errno != EAFNOSUPPORT {
+                close(first.socket)
+                throw .openIDConnectFailed(
+                    "cannot listen for the redirect on [::1]:\(first.port) as well as 127.0.0.1 (is another program "
+                        + "using that port?); localhost may reach either"
+                )
+            }
         }
         self.sockets = sockets
         self.port = first.port
@@ -123,7 +133,9 @@ final class LoopbackRedirectReceiver: Sendable {
             actualPort = UInt16(bigEndian: actual.sin6_port)
         }
         guard bound == 0, listen(fd, 16) == 0 else {
+            let failure = errno  // why, for the caller: close must not overwrite it
             close(fd)
+            errno = failure
             return nil
         }
         return (fd, actualPort)

@@ -38,11 +38,15 @@ actor ProviderKeys {
     func key(id keyId: String?, algorithm: String) async throws(VaultError) -> Key {
         var keys = try await current(refetch: false)
         if let keyId {
-            if !keys.contains(where: { $0.id == keyId }) {
+            // Several keys may share a kid when their types differ (RFC 7517 section 4.5): the one of the
+            // algorithm's type.
+            let type = Self.keyType(for: algorithm)
+            func named(_ key: Key) -> Bool { key.id == keyId && key.jwk.keyType == type }
+            if !keys.contains(where: named) {
                 logger.debug("the id token names a key the kept set lacks; fetching the set again")
                 keys = try await current(refetch: true)
             }
-            guard let key = keys.first(where: { $0.id == keyId }) else {
+            guard let key = keys.first(where: named) else {
                 throw .openIDConnectFailed(
                     "the id token names a signing key (kid) that is not in the issuer's key set at \(url.absoluteString)"
                 )

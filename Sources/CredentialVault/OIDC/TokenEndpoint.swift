@@ -79,21 +79,12 @@ struct TokenEndpoint: Sendable {
     ) async throws(VaultError)
         -> TokenResponse
     {
-        var all = fields
-        var headers = ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"]
-        try await authentication.authenticate(
-            clientId: clientId,
+        let request = try await authentication.formRequest(
             to: url,
+            fields: fields,
+            clientId: clientId,
             supported: supportedMethods,
             now: now(),
-            fields: &all,
-            headers: &headers
-        )
-        let request = HTTPRequest(
-            method: "POST",
-            url: url,
-            headers: headers,
-            body: Data(FormEncoding.encode(all).utf8),
             timeout: timeout
         )
         let response: HTTPResponse
@@ -111,7 +102,12 @@ struct TokenEndpoint: Sendable {
         // RFC 6749 section 5.2: invalid_grant means the grant (here: the refresh token or code) is dead.
         let failure = try? JSONDecoder().decode(Failure.self, from: response.body)
         if let failure, failure.error == "invalid_grant" { throw .loginExpired(saying: failure.error_description) }
-        if failure == nil, deadOnBareRefusal, response.status == 400 || response.status == 401 {
+        // A 401 that challenges the client's own credentials (RFC 6749 section 5.2) is about the client, not the
+        // login: a wrong or rotated client secret must not send the user to log in again.
+        let challengesClient =
+            response.status == 401 && authentication.method != ClientAuthentication.Method.none
+            && response.headers["www-authenticate"] != nil
+        if failure == nil, deadOnBareRefusal, response.status == 400 || response.status == 401, !challengesClient {
             let text = String(decoding: response.body.prefix(512), as: UTF8.self)
             throw .loginExpired(saying: text.trimmingCharacters(in: .whitespacesAndNewlines))
         }

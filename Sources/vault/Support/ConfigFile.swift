@@ -48,7 +48,8 @@ enum ConfigFile {
     /// A secret kept in a file of its own (a client secret, a private key): the user's own regular file that
     /// neither its group nor others can read or write, at most 64 KiB; the text without surrounding whitespace.
     static func secret(atPath path: String, what: String) throws -> String {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO named here fails the regular-file check instead of hanging the open.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             throw CLIError.configuration("cannot read \(what) file \(path) (\(String(cString: strerror(errno))))")
         }

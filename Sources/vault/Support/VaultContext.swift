@@ -76,7 +76,9 @@ final class VaultContext {
             do {
                 context = VaultContext(
                     settings: settings,
-                    vault: try Vault(configuration: configuration(settings, issuer: issuer, keyService: keyService)),
+                    vault: try Vault(
+                        configuration: configuration(settings, issuer: issuer, keyService: keyService, offline: offline)
+                    ),
                     embedded: embedded
                 )
             } catch {
@@ -89,7 +91,14 @@ final class VaultContext {
         }
     }
 
-    private static func configuration(_ settings: Settings, issuer: URL, keyService: URL) throws -> VaultConfiguration {
+    /// `offline` (no request is sent): the client's secret or key file is not read, so a damaged one never
+    /// blocks `logout --clear-user --local-only`.
+    private static func configuration(
+        _ settings: Settings,
+        issuer: URL,
+        keyService: URL,
+        offline: Bool
+    ) throws -> VaultConfiguration {
         let redirect = try url(
             settings.redirectURI.value ?? "",
             name: "redirect URI",
@@ -102,7 +111,7 @@ final class VaultContext {
         return VaultConfiguration(
             issuer: issuer,
             clientId: settings.clientId.value ?? Settings.defaultClientId,
-            clientAuthentication: try clientAuthentication(settings),
+            clientAuthentication: offline ? .none : try clientAuthentication(settings),
             redirectURI: redirect,
             scopes: scopes.isEmpty ? VaultConfiguration.defaultScopes : scopes,
             keyServiceURL: keyService,

@@ -51,6 +51,68 @@ struct RedirectURITests {
         }
     }
 
+    @Test("a configured port with no path: the redirect to / ends the login")
+    func fixedPortNoPath() async throws {
+        var mock = KeyServiceMockConfiguration()
+        mock.clients = [MockClient(clientId: "vault", redirectURIs: ["http://127.0.0.1"])]
+        try await KeyServiceMockServer.withServer(mock) { server in
+            try await TemporaryDirectory.with { root in
+                let configured = "http://127.0.0.1:\(try FreePort.pick())"
+                let vault = try Vault(
+                    configuration: VaultConfiguration(
+                        issuer: server.issuer,
+                        clientId: "vault",
+                        redirectURI: try #require(URL(string: configured)),
+                        keyServiceURL: server.keyServiceURL,
+                        storeDirectory: root.appending(path: "store")
+                    )
+                )
+                let seen = URLBox()
+                let userId = try await vault.auth.performOpenIDConnectFlow(timeout: .seconds(60)) { url in
+                    seen.set(url)
+                    await Browser.follow(url)
+                }
+                #expect(userId == "demo-user")
+                #expect(Self.redirectURI(in: seen.get()) == configured)
+            }
+        }
+    }
+
+    @Test("an IPv6 loopback redirect URI ([::1]) is listened on over IPv6 and sent as configured")
+    func ipv6Loopback() async throws {
+        var mock = KeyServiceMockConfiguration()
+        mock.clients = [MockClient(clientId: "vault", redirectURIs: ["http://[::1]/callback"])]
+        try await KeyServiceMockServer.withServer(mock) { server in
+            try await TemporaryDirectory.with { root in
+                let port = try FreePort.pick()
+                let configured = "http://[::1]:\(port)/callback"
+                let vault = try Vault(
+                    configuration: VaultConfiguration(
+                        issuer: server.issuer,
+                        clientId: "vault",
+                        redirectURI: try #require(URL(string: configured)),
+                        keyServiceURL: server.keyServiceURL,
+                        storeDirectory: root.appending(path: "store")
+                    )
+                )
+                let seen = URLBox()
+                let userId = try await vault.auth.performOpenIDConnectFlow(timeout: .seconds(60)) { url in
+                    seen.set(url)
+                    // FoundationNetworking refuses IPv6 literal URLs (NSURLErrorBadURL), so the issuer's redirect
+                    // is delivered to [::1] over a plain IPv6 socket, as a browser would send it.
+                    guard let answer = try? await URLSessionTransport().send(HTTPRequest(method: "GET", url: url)),
+                        let location = answer.headers["location"].flatMap(URLComponents.init(string:)),
+                        let port = location.port
+                    else { return }
+                    let target = location.percentEncodedPath + "?" + (location.percentEncodedQuery ?? "")
+                    try? await onOwnThread { try IPv6Loopback.get(target, port: UInt16(port)) }
+                }
+                #expect(userId == "demo-user")
+                #expect(Self.redirectURI(in: seen.get()) == configured)
+            }
+        }
+    }
+
     @Test("a configured port another program holds is a clear error before the browser is asked")
     func portTaken() async throws {
         try await AuthFixture.with { fixture in

@@ -13,8 +13,11 @@ struct ClientAuthenticationTests {
     }
 
     /// Runs one OpenID Connect login with `authentication` and returns what the token endpoint saw.
-    static func tokenRequest(with authentication: ClientAuthentication) async throws -> TestIssuer.TokenRequest {
-        try await TestIssuer.with(idToken: valid) { issuer in
+    static func tokenRequest(
+        with authentication: ClientAuthentication,
+        listing methods: [String]? = nil
+    ) async throws -> TestIssuer.TokenRequest {
+        try await TestIssuer.with(tokenAuthMethods: methods, idToken: valid) { issuer in
             let root = try TemporaryDirectory.make()
             defer { try? FileManager.default.removeItem(at: root) }
             let vault = try Vault(
@@ -62,6 +65,17 @@ struct ClientAuthenticationTests {
         #expect(seen.authorization?.hasPrefix("Basic ") == true)
     }
 
+    @Test("a secret with no method goes the way discovery lists: client_secret_post when it lists only that")
+    func secretFromDiscovery() async throws {
+        let post = try await Self.tokenRequest(with: try .clientSecret("secret"), listing: ["client_secret_post"])
+        #expect(post.authorization == nil && post.fields["client_secret"] == "secret")
+        let basic = try await Self.tokenRequest(
+            with: try .clientSecret("secret"),
+            listing: ["private_key_jwt", "client_secret_basic", "client_secret_post"]
+        )
+        #expect(basic.authorization?.hasPrefix("Basic ") == true && basic.fields["client_secret"] == nil)
+    }
+
     @Test(
         "private_key_jwt: an assertion that verifies under the client's key, iss = sub = client, aud = the endpoint",
         arguments: ["ES256", "RS256"]
@@ -79,7 +93,7 @@ struct ClientAuthenticationTests {
             await keys.add(rsa: key.publicKey, digestAlgorithm: .sha256)
         }
         let authentication = try ClientAuthentication.privateKeyJWT(pem: pem, keyId: "client-key")
-        #expect(!String(describing: authentication).contains("PRIVATE"))
+        #expect(String(describing: authentication) == "ClientAuthentication(private_key_jwt)")
         let first = try await Self.tokenRequest(with: authentication)
         let second = try await Self.tokenRequest(with: authentication)
         #expect(first.authorization == nil)
@@ -105,11 +119,17 @@ struct ClientAuthenticationTests {
         #expect(error?.isConfigurationError == true)
     }
 
-    @Test("a secret's description never shows it")
+    @Test("a description names the method and never shows the secret")
     func redacted() throws {
         let authentication = try ClientAuthentication.clientSecret("top-secret-value", method: .clientSecretPost)
         #expect(!String(describing: authentication).contains("top-secret-value"))
         #expect(!String(reflecting: authentication).contains("top-secret-value"))
+        var dumped = ""
+        dump(authentication, to: &dumped)
+        #expect(!dumped.contains("top-secret-value") && dumped.contains("client_secret_post"), "\(dumped)")
+        #expect(String(describing: authentication) == "ClientAuthentication(client_secret_post)")
+        #expect(String(describing: ClientAuthentication.none) == "ClientAuthentication(none)")
+        #expect(ClientAuthentication.none.method == ClientAuthentication.Method.none)
     }
 
     private struct AssertionClaims: JWTPayload {

@@ -72,7 +72,8 @@ struct IDTokenValidationTests {
 
     @Test("logout at an issuer without a revocation endpoint says so and what remains, and ends the session")
     func logoutWithoutRevocation() async throws {
-        let valid: TestIssuer.IDTokenMaker = { nonce, issuer in try await issuer.sign(issuer.validClaims(nonce: nonce)) }
+        let valid: TestIssuer.IDTokenMaker = { nonce, issuer in try await issuer.sign(issuer.validClaims(nonce: nonce))
+        }
         try await TestIssuer.with(idToken: valid) { issuer in
             let (result, vault) = try await Self.login(at: issuer)
             _ = try result.get()
@@ -133,6 +134,25 @@ struct IDTokenValidationTests {
     func wrongNonce() async throws {
         try await Self.expectRefused("nonce") { _, issuer in
             try await issuer.sign(issuer.validClaims(nonce: "another-login"))
+        }
+    }
+
+    @Test("an HS256 id_token keyed with the issuer's public key material is refused by the algorithm allow-list")
+    func hmacConfusion() async throws {
+        try await Self.expectRefused("signed with HS256, which this client does not accept") { nonce, issuer in
+            let keys = JWTKeyCollection()
+            let material = issuer.publicJWK()["x"] ?? "key"
+            await keys.add(hmac: HMACKey(from: Data(material.utf8)), digestAlgorithm: .sha256, kid: "key-1")
+            return try await keys.sign(TestIssuer.AnyClaims(values: issuer.validClaims(nonce: nonce)), kid: "key-1")
+        }
+    }
+
+    @Test("an id_token without a nonce, or without an exp, is refused", arguments: ["nonce", "exp"])
+    func missingClaim(name: String) async throws {
+        try await Self.expectRefused(name == "nonce" ? "nonce" : "no expiry (exp)") { nonce, issuer in
+            var claims = issuer.validClaims(nonce: nonce)
+            claims[name] = nil
+            return try await issuer.sign(claims)
         }
     }
 

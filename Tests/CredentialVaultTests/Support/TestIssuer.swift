@@ -87,7 +87,7 @@ final class TestIssuer: Sendable {
     {
         let keys = JWTKeyCollection()
         await keys.add(ecdsa: key ?? signingKey, kid: JWKIdentifier(string: kid ?? keyId))
-        return try await keys.sign(Claims(values: claims), kid: JWKIdentifier(string: kid ?? keyId))
+        return try await keys.sign(AnyClaims(values: claims), kid: JWKIdentifier(string: kid ?? keyId))
     }
 
     /// `claims` as an unsecured JWT (`alg` none, empty signature).
@@ -101,7 +101,8 @@ final class TestIssuer: Sendable {
             + segment(.object(claims)) + "."
     }
 
-    private struct Claims: JWTPayload {
+    /// Any claims, signed as they are.
+    struct AnyClaims: JWTPayload {
         let values: [String: JSONValue]
         init(values: [String: JSONValue]) { self.values = values }
         init(from decoder: any Decoder) throws { values = try [String: JSONValue](from: decoder) }
@@ -113,6 +114,7 @@ final class TestIssuer: Sendable {
     /// lists the signing key unless `initialKeys` says otherwise.
     static func with<Result: Sendable>(
         initialKeys: [[String: String]]? = nil,
+        tokenAuthMethods: [String]? = nil,
         idToken makeIDToken: @escaping IDTokenMaker,
         run body: @Sendable (TestIssuer) async throws -> Result
     ) async throws -> Result {
@@ -124,10 +126,17 @@ final class TestIssuer: Sendable {
         }
         router.get(".well-known/openid-configuration") { _, _ in
             let issuer = try current().issuer.absoluteString
-            return Self.json([
+            var document: [String: Any] = [
                 "issuer": issuer, "authorization_endpoint": issuer + "/authorize", "token_endpoint": issuer + "/token",
                 "jwks_uri": issuer + "/jwks",
-            ])
+            ]
+            if let tokenAuthMethods { document["token_endpoint_auth_methods_supported"] = tokenAuthMethods }
+            let body = try JSONSerialization.data(withJSONObject: document)
+            return Response(
+                status: .ok,
+                headers: [.contentType: "application/json"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: body))
+            )
         }
         router.get("authorize") { request, _ in
             let issuer = try current()
