@@ -22,60 +22,81 @@ enum ConfigFile {
     /// - Throws: ``CLIError`` (configuration, exit 78) when the file cannot be read, is too large, is writable by
     ///   its group or by others, or belongs to another user than the one running `vault` (root excepted).
     static func contents(atPath path: String, required: Bool) throws -> Data? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            if (errno == ENOENT || errno == ENOTDIR) && !required { return nil }
-            throw CLIError.configuration("cannot read the config file \(path) (\(String(cString: strerror(errno))))")
-        }
-        let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            throw CLIError.configuration("the config file \(path) is not a regular file")
+        guard let (file, status) = try openRegularFile(path, what: "the config file", missingIsNil: !required) else {
+            return nil
         }
         try checkOwnerAndMode(status, path: path)
-        let data: Data
-        do {
-            data = try file.read(upToCount: maximumSize + 1) ?? Data()
-        } catch {
-            throw CLIError.configuration("cannot read the config file \(path) (\(error.localizedDescription))")
-        }
-        guard data.count <= maximumSize else {
-            throw CLIError.configuration("the config file \(path) is larger than \(maximumSize >> 20) MiB")
-        }
-        return data
+        return try read(file, upTo: maximumSize, path: path, what: "the config file")
     }
 
+    /// The most a secret file may hold (a private key in PEM is a few KiB).
+    static let maximumSecretSize = 64 * 1024
+
     /// A secret kept in a file of its own (a client secret, a private key): the user's own regular file that
-    /// neither its group nor others can read or write, at most 64 KiB; the text without surrounding whitespace.
+    /// neither its group nor others can read or write, at most ``maximumSecretSize``; the text without
+    /// surrounding whitespace. Checked on the open file, like ``contents(atPath:required:)``.
     static func secret(atPath path: String, what: String) throws -> String {
-        // O_NONBLOCK: a FIFO named here fails the regular-file check instead of hanging the open.
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else {
-            throw CLIError.configuration("cannot read \(what) file \(path) (\(String(cString: strerror(errno))))")
-        }
-        let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            throw CLIError.configuration("\(what) file \(path) is not a regular file")
+        guard let (file, status) = try openRegularFile(path, what: what + " file", missingIsNil: false) else {
+            throw CLIError.configuration("cannot read \(what) file \(path)")
         }
         guard status.st_uid == geteuid() else {
             throw CLIError.configuration("\(what) file \(path) belongs to another user (uid \(status.st_uid))")
         }
         guard status.st_mode & 0o077 == 0 else {
-            let octal = String(status.st_mode & 0o7777, radix: 8)
             throw CLIError.configuration(
-                "\(what) file \(path) is open to its group or others (mode \(String(repeating: "0", count: max(0, 4 - octal.count)) + octal)): "
-                    + "a secret must be readable by you alone. Run: chmod 600 \(shellQuoted(path))"
+                "\(what) file \(path) is open to its group or others (mode \(octalMode(status))): a secret must be "
+                    + "readable by you alone. Run: chmod 600 \(shellQuoted(path))"
             )
         }
-        let data = (try? file.read(upToCount: 65_537)) ?? Data()
-        guard data.count <= 65_536 else { throw CLIError.configuration("\(what) file \(path) is larger than 64 KiB") }
+        let data = try read(file, upTo: maximumSecretSize, path: path, what: what + " file")
         guard let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
             !text.isEmpty
         else {
             throw CLIError.configuration("\(what) file \(path) is empty or not UTF-8 text")
         }
         return text
+    }
+
+    /// `path` opened for reading, and its status from the open file (no window for a swap between the check and
+    /// the read); nil when it does not exist and `missingIsNil`. O_NONBLOCK: a FIFO fails the regular-file check
+    /// instead of hanging the open.
+    private static func openRegularFile(
+        _ path: String,
+        what: String,
+        missingIsNil: Bool
+    ) throws -> (FileHandle, stat)? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else {
+            if (errno == ENOENT || errno == ENOTDIR) && missingIsNil { return nil }
+            throw CLIError.configuration("cannot read \(what) \(path) (\(String(cString: strerror(errno))))")
+        }
+        let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            throw CLIError.configuration("\(what) \(path) is not a regular file")
+        }
+        return (file, status)
+    }
+
+    /// At most `limit` bytes of `file`; more is refused.
+    private static func read(_ file: FileHandle, upTo limit: Int, path: String, what: String) throws -> Data {
+        let data: Data
+        do {
+            data = try file.read(upToCount: limit + 1) ?? Data()
+        } catch {
+            throw CLIError.configuration("cannot read \(what) \(path) (\(error.localizedDescription))")
+        }
+        guard data.count <= limit else {
+            let size = limit >= 1 << 20 ? "\(limit >> 20) MiB" : "\(limit >> 10) KiB"
+            throw CLIError.configuration("\(what) \(path) is larger than \(size)")
+        }
+        return data
+    }
+
+    /// The permission bits as four octal digits (`0644`).
+    private static func octalMode(_ status: stat) -> String {
+        let octal = String(status.st_mode & 0o7777, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - octal.count)) + octal
     }
 
     /// Whoever can write the config file can name another issuer and key service, and so receive the refresh
@@ -100,10 +121,8 @@ enum ConfigFile {
                 case S_IWOTH: "others"
                 default: "its group and others"
                 }
-            let octal = String(status.st_mode & 0o7777, radix: 8)
-            let mode = String(repeating: "0", count: max(0, 4 - octal.count)) + octal
             throw CLIError.configuration(
-                "the config file \(path) is writable by \(who) (mode \(mode)): "
+                "the config file \(path) is writable by \(who) (mode \(octalMode(status))): "
                     + "anyone who can write it could point vault at another issuer and receive your refresh token. "
                     + "Run: chmod go-w \(quoted)"
             )
