@@ -102,10 +102,17 @@ extension Auth {
             }
         }
         guard let redirect = received else {
+            // Without a configured port, the port changed at this login and changes at the next: an issuer that
+            // matches exactly needs a URI with a fixed port, registered there and configured here.
+            let advice =
+                receiver != nil && (configured.port ?? 0) == 0
+                ? "register a redirect URI with a fixed port (such as \(redirectURI.absoluteString)) for client "
+                    + "\(VaultError.printable(configuration.clientId)) there, and configure that URI as the redirect URI"
+                : "register exactly \(redirectURI.absoluteString) for client "
+                    + "\(VaultError.printable(configuration.clientId)) there, or configure the redirect URI it has"
             throw .openIDConnectFailed(
                 "no redirect arrived within \(timeout.components.seconds) s. If the issuer showed an error about the "
-                    + "redirect URI, register exactly \(redirectURI.absoluteString) for client "
-                    + "\(VaultError.printable(configuration.clientId)) there, or configure the redirect URI it has"
+                    + "redirect URI, \(advice)"
             )
         }
 
@@ -190,7 +197,8 @@ extension Auth {
             throw .openIDConnectFailed("the redirect carries no iss, which this issuer always sends (RFC 9207)")
         }
         if let error = value("error") {
-            let description = value("error_description")
+            // Query values are form-encoded: a `+` is a space (URLComponents leaves it as it is).
+            let description = value("error_description")?.replacingOccurrences(of: "+", with: " ")
             let detail = description.map { ": \(VaultError.printable($0, limit: 200))" } ?? ""
             // An issuer that names the redirect URI as the trouble: say which one to register.
             let hint =

@@ -34,9 +34,14 @@ extension VaultError {
     /// The token endpoint answered an error status (other than `invalid_grant`).
     static func tokenRequestRefused(status: Int, errorCode: String?, host: String) -> VaultError {
         let code = errorCode.map { " (\(printable($0)))" } ?? ""
+        // RFC 6749 section 5.2: the client's own authentication failed.
+        let hint =
+            errorCode == "invalid_client"
+            ? " The issuer does not accept this client's authentication: a confidential client needs its secret or "
+                + "private key configured, a public one none." : ""
         return VaultError(
             .serverRefused,
-            "The token endpoint at \(host) refused the request with HTTP \(status)\(code).",
+            "The token endpoint at \(host) refused the request with HTTP \(status)\(code).\(hint)",
             origin: .issuer,
             host: host,
             httpStatus: status

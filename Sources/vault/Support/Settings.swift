@@ -203,6 +203,13 @@ struct Settings {
         var values: [String: String] = [:]
         for (key, value) in object {
             guard known.contains(key) else {
+                if key == "clientSecret" || key == "clientKey" {
+                    throw CLIError.configuration(
+                        "the config file \(path) has '\(key)': a secret does not belong in the config file. Put it in "
+                            + "a file of its own that only you can read (chmod 600) and name that file with "
+                            + "'\(key)File'"
+                    )
+                }
                 throw CLIError.configuration(
                     "the config file \(path) has an unknown key '\(key)'; known keys: "
                         + allKeys.map(\.fileKey).joined(separator: ", ")
