@@ -57,8 +57,9 @@ test: deps
 	if [ -n "$$skip" ]; then echo "make test: the interop suite was SKIPPED: $$skip"; fi; \
 	exit $$status
 
+# The demo runs the keyservice-mock executable beside vault as a child process: both are built first.
 demo: deps
-	$(SWIFT) run vault demo
+	$(SWIFT) build --product keyservice-mock && $(SWIFT) run vault demo
 
 lint:
 	$(SWIFT) format lint --strict --recursive $(LINT_PATHS)

@@ -45,9 +45,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "vault",
+            // No KeyServiceMock: the embedded default and the demo run the keyservice-mock executable as a child.
             dependencies: [
                 "CredentialVault",
-                "KeyServiceMock",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

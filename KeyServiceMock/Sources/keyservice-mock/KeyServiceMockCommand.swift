@@ -3,6 +3,12 @@ import Foundation
 import KeyServiceMock
 import Logging
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// `keyservice-mock`: the key service and identity provider on 127.0.0.1, for integration tests and demos.
 @main
 struct KeyServiceMockCommand: AsyncParsableCommand {
@@ -89,6 +95,9 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
     @Option(help: "The lowest level logged to standard error; LOG_LEVEL, when set, is the default.")
     var logLevel: LogLevel = .fromEnvironment
 
+    @Flag(help: "Stop when standard input reaches end of file (a parent process that started this one has gone).")
+    var exitOnStdinEof = false
+
     func validate() throws {
         guard user.isEmpty else {
             throw ValidationError(
@@ -142,6 +151,14 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
         FileHandle.standardOutput.write(
             Data("keyservice-mock listening on \(server.baseURL.absoluteString) realm \(realm)\n".utf8)
         )
+        if exitOnStdinEof {
+            // A blocking read, on a thread of its own: end of file (or an error) means the parent is gone.
+            Thread.detachNewThread {
+                var buffer = [UInt8](repeating: 0, count: 256)
+                while buffer.withUnsafeMutableBytes({ read(0, $0.baseAddress, $0.count) }) > 0 {}
+                Task { await server.stop() }
+            }
+        }
         do {
             try await server.waitUntilStopped()
         } catch {

@@ -1,13 +1,12 @@
 import ArgumentParser
 import CredentialVault
 import Foundation
-import KeyServiceMock
 import VaultCrypto
 
-/// `vault demo`: the whole story against an in-process KeyServiceMock, in temporary directories.
+/// `vault demo`: the whole story against keyservice-mock run as a child process, in temporary directories.
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the whole story against a KeyServiceMock in this process, in temporary directories.",
+        abstract: "Run the whole story against keyservice-mock (a child process), in temporary directories.",
         discussion: """
             Registers the demo user through the real OpenID Connect code flow, sets a password, logs in, shows \
             the claims, forces a refresh, locks the key with three wrong passwords, shows the right password \

@@ -1,7 +1,6 @@
 import ArgumentParser
 import CredentialVault
 import Foundation
-import KeyServiceMock
 import VaultCrypto
 
 struct DemoScript {
@@ -18,11 +17,11 @@ struct DemoScript {
         )
         defer { try? FileManager.default.removeItem(at: directory) }
 
-        step(1, "Start KeyServiceMock in this process (key service + OpenID Connect provider, loopback only)")
-        var mock = KeyServiceMockConfiguration()
-        mock.logger = EmbeddedKeyService.serverLogger
-        mock.stateDirectory = directory.appending(path: "keyservice-mock")
-        let server = try await KeyServiceMockServer.start(mock)
+        step(1, "Start keyservice-mock as a child process (key service + OpenID Connect provider, loopback only)")
+        let server = try await KeyServiceMockProcess.start(
+            realm: "demo",
+            arguments: ["--port", "0", "--state-dir", directory.appending(path: "keyservice-mock").path]
+        )
         do {
             try await story(server: server, store: directory.appending(path: "store"))
         } catch {
@@ -38,7 +37,7 @@ struct DemoScript {
         )
     }
 
-    private func story(server: KeyServiceMockServer, store: URL) async throws {
+    private func story(server: KeyServiceMockProcess, store: URL) async throws {
         say("issuer       \(server.issuer.absoluteString)")
         say("key service  \(server.keyServiceURL.absoluteString)")
         say("store        \(store.path) (temporary)")

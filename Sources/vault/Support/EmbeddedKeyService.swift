@@ -1,7 +1,5 @@
 import CredentialVault
 import Foundation
-import KeyServiceMock
-import Logging
 
 #if canImport(Glibc)
 import Glibc
@@ -9,7 +7,8 @@ import Glibc
 import Darwin
 #endif
 
-/// The embedded default: a KeyServiceMock run inside this process when no issuer is configured.
+/// The embedded default: the package's `keyservice-mock` run as a child process when no issuer is configured
+/// (``KeyServiceMockProcess``: `vault` links no server).
 ///
 /// Its state (keys, lock counts, refresh-token families, signing key) lives in SQLite under
 /// `$XDG_STATE_HOME/credential-vault/keyservice-mock`, and its port is chosen on first use and remembered
@@ -18,7 +17,7 @@ struct EmbeddedKeyService {
     /// The realm of the embedded issuer.
     static let realm = "demo"
 
-    let server: KeyServiceMockServer
+    let server: KeyServiceMockProcess
     private let lock: AdvisoryLock
 
     /// Starts the server; waits (up to a minute) while another `vault` process uses it.
@@ -42,15 +41,15 @@ struct EmbeddedKeyService {
         do {
             let portFile = root.appending(path: "keyservice-mock.port")
             let remembered = rememberedPort(environment: environment)
-            var configuration = KeyServiceMockConfiguration()
-            configuration.logger = serverLogger
-            configuration.port = remembered ?? 0
-            configuration.stateDirectory = state
-            configuration.realm = realm
-            configuration.clients = [MockClient(clientId: clientId, redirectURIs: [redirectURI])]
-            let server: KeyServiceMockServer
+            let server: KeyServiceMockProcess
             do {
-                server = try await KeyServiceMockServer.start(configuration)
+                server = try await KeyServiceMockProcess.start(
+                    realm: realm,
+                    arguments: [
+                        "--port", "\(remembered ?? 0)", "--state-dir", state.path, "--client",
+                        "\(clientId)=\(redirectURI)",
+                    ]
+                )
             } catch {
                 if let remembered {
                     throw CLIError(
@@ -60,7 +59,7 @@ struct EmbeddedKeyService {
                             + "(logins stored with the old port then need `vault register`)."
                     )
                 }
-                throw CLIError(status: .unavailable, description: "the embedded key service did not start: \(error)")
+                throw error
             }
             if remembered == nil, let port = server.baseURL.port {
                 try? Data("\(port)\n".utf8).write(to: portFile, options: .atomic)
@@ -89,14 +88,6 @@ struct EmbeddedKeyService {
     func stop() async {
         await server.stop()
         lock.release()
-    }
-
-    /// The logger for a KeyServiceMock inside `vault`: only critical lines, so that the server's own
-    /// reports never mix into what the command prints.
-    static var serverLogger: Logger {
-        var logger = Logger(label: "keyservice-mock")
-        logger.logLevel = .critical
-        return logger
     }
 
     /// One process at a time runs the embedded server on its state directory: a second `vault` waits here.

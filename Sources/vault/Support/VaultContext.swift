@@ -1,7 +1,6 @@
 import ArgumentParser
 import CredentialVault
 import Foundation
-import KeyServiceMock
 
 /// What one command run works with: the effective settings, the vault, and the embedded key service when
 /// no issuer is configured. Built by ``with(_:_:)``, which also turns every failure into a message and an
