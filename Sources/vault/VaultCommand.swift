@@ -20,8 +20,9 @@ struct VaultCommand: AsyncParsableCommand {
             secret or key lives in a file of its own, readable by you alone (chmod 600). `vault config` shows \
             each effective value and where it came from.
 
-            EMBEDDED DEFAULT: with no issuer and no key service configured, vault runs a KeyServiceMock inside \
-            its own process on 127.0.0.1, with its state and a remembered port under \
+            EMBEDDED DEFAULT: with no issuer and no key service configured, vault runs the package's \
+            keyservice-mock (beside vault, else on PATH) as a child process on 127.0.0.1, with its state and a \
+            remembered port under \
             $XDG_STATE_HOME/credential-vault, and says so in one line on standard error.
 
             SHELL COMPLETION: vault --generate-completion-script bash|zsh|fish
