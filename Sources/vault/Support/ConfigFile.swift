@@ -1,9 +1,10 @@
 import Foundation
 
 #if canImport(Glibc)
-// `stat` is one struct in several C modules; since swift-crypto's headers join the build, Swift names
-// CoreFoundation's copy as the one that defines it.
+// `stat` is one struct in several C modules, and which one Swift names as its definer depends on the order
+// modules load in (CoreFoundation and CDispatch, through Dispatch, were both seen): all are imported.
 import CoreFoundation
+import Dispatch
 import Glibc
 #elseif canImport(Darwin)
 import Darwin

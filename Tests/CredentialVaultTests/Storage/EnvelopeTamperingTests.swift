@@ -3,12 +3,6 @@ import Foundation
 import KeyServiceMock
 import Testing
 
-#if canImport(Glibc)
-// `stat` is one struct in several C modules; with swift-crypto's headers in the build, Swift names
-// CoreFoundation's copy as the one that defines it.
-import CoreFoundation
-#endif
-
 @Suite("envelopes on disk")
 struct EnvelopeTamperingTests {
     let token = RefreshToken(token: "refresh-\(UUID().uuidString)", userId: "carol")
@@ -54,10 +48,12 @@ struct EnvelopeTamperingTests {
     func permissions() async throws {
         try await VaultFixture.with { vault in
             try await vault.storage.storeRefreshToken(token, withNewPassword: password)
-            var info = stat()
-            #expect(stat(vault.directory.path, &info) == 0 && info.st_mode & 0o777 == 0o700)
+            func mode(_ path: String) throws -> Int {
+                try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) & 0o777
+            }
+            #expect(try mode(vault.directory.path) == 0o700)
             let url = try vault.envelopeURL()
-            #expect(stat(url.path, &info) == 0 && info.st_mode & 0o777 == 0o600)
+            #expect(try mode(url.path) == 0o600)
 
             chmod(vault.directory.path, 0o755)
             let directoryError = await #expect(throws: VaultError.self) {

@@ -51,6 +51,7 @@ struct AuthFixture {
                 keyServiceURL: server.keyServiceURL,
                 storeDirectory: root.appending(path: "store"),
                 leeway: leeway,
+                requestTimeout: VaultFixture.requestTimeout,
                 opsLimit: VaultFixture.opsLimit,
                 memLimitBytes: VaultFixture.memLimitBytes,
                 now: clock.dateProvider

@@ -8,10 +8,14 @@ import Darwin
 
 /// A TCP port on 127.0.0.1 that was free a moment ago, and a way to hold one busy.
 enum FreePort {
-    /// A port the system just gave and took back: free unless another process grabs it in between.
+    /// A port that was free a moment ago, taken below Linux's ephemeral range (32768 and up): every other
+    /// listener in these tests binds port 0 and gets an ephemeral one, so none of them can take it in between.
     static func pick() throws -> UInt16 {
-        let held = try Held()
-        return held.port
+        for _ in 0..<200 {
+            let port = UInt16.random(in: 20_000..<32_000)
+            if (try? Held(port: port)) != nil { return port }
+        }
+        throw FixtureError("no free port below 32000")
     }
 
     /// A socket listening on 127.0.0.1 at a port of the system's choice, until it is released.
@@ -19,7 +23,8 @@ enum FreePort {
         let port: UInt16
         private let fd: Int32
 
-        init() throws {
+        /// Listens at `port`; 0 lets the system pick.
+        init(port: UInt16 = 0) throws {
             #if canImport(Glibc)
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             #else
@@ -29,6 +34,7 @@ enum FreePort {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = port.bigEndian
             let length = socklen_t(MemoryLayout<sockaddr_in>.size)
             let bound = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
@@ -43,7 +49,7 @@ enum FreePort {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &actualLength) }
             }
             self.fd = fd
-            port = UInt16(bigEndian: actual.sin_port)
+            self.port = UInt16(bigEndian: actual.sin_port)
         }
 
         deinit { close(fd) }
