@@ -68,9 +68,7 @@ struct LockWordingTests {
         try await VaultFixture.with { vault in
             try await vault.storage.storeRefreshToken(token, withNewPassword: password)
             let other = try Self.secondDevice(of: vault)
-            for attempt in 1...2 {
-                _ = try? await vault.storage.getStoredRefreshToken(userId: token.userId, password: "wrong \(attempt)")
-            }
+            await vault.wrongPasswords(2, userId: token.userId)
             // The other device's right password resets the key service's count, not this device's.
             #expect(try await other.getStoredRefreshToken(userId: token.userId, password: password) == token)
 
@@ -91,9 +89,7 @@ struct LockWordingTests {
         try await VaultFixture.with { vault in
             try await vault.storage.storeRefreshToken(token, withNewPassword: password)
             let other = try Self.secondDevice(of: vault)
-            for attempt in 1...2 {
-                _ = try? await vault.storage.getStoredRefreshToken(userId: token.userId, password: "wrong \(attempt)")
-            }
+            await vault.wrongPasswords(2, userId: token.userId)
             // The key service's third in a row; this device has seen one, and says what it was told.
             let first = await #expect(throws: VaultError.self) {
                 try await other.getStoredRefreshToken(userId: token.userId, password: "wrong 3")

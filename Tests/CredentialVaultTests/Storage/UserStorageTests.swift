@@ -213,9 +213,7 @@ struct UserStorageTests {
             #expect(disabled?.isDeviceUnlockFailed == true)
 
             try await vault.storage.enableDeviceUnlock(userId: token.userId, password: "second password")
-            for attempt in 1...3 {
-                _ = try? await vault.storage.getStoredRefreshToken(userId: token.userId, password: "wrong \(attempt)")
-            }
+            await vault.wrongPasswords(3, userId: token.userId)
             let locked = await #expect(throws: VaultError.self) {
                 try await vault.storage.getStoredRefreshTokenViaDeviceUnlock(userId: token.userId)
             }

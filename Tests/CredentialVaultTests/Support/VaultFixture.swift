@@ -1,6 +1,7 @@
 import CredentialVault
 import Foundation
 import KeyServiceMock
+import Testing
 
 /// A KeyServiceMock on 127.0.0.1 (real HTTP), a private temporary store directory, and a UserStorage over both.
 struct VaultFixture {
@@ -43,6 +44,21 @@ struct VaultFixture {
                 )
             )
             return try await body(fixture)
+        }
+    }
+
+    /// `count` wrong passwords for `userId`, each one answered as wrong (or locked). An attempt that fails some
+    /// other way (on a machine so busy that an answer comes late) is made again, so the key service counts
+    /// exactly `count`; a wrong password that opens the login is a test failure.
+    func wrongPasswords(_ count: Int, userId: String) async {
+        var answered = 0
+        for attempt in 1...(count * 4) where answered < count {
+            do {
+                _ = try await storage.getStoredRefreshToken(userId: userId, password: "wrong \(attempt)")
+                Issue.record("a wrong password opened the login")
+            } catch {
+                if error.isWrongPassword || error.isKeyLocked { answered += 1 }
+            }
         }
     }
 
