@@ -36,13 +36,6 @@ public struct AccessToken: Sendable, Hashable, CustomStringConvertible, CustomDe
         jwt?[key]
     }
 
-    /// Whether the token has expired at `now` (`now >= expireDate + leeway`); a token without an expiry date
-    /// never has.
-    public func isExpired(leeway: TimeInterval = 0, now: Date = Date()) -> Bool {
-        guard let expireDate else { return false }
-        return now >= expireDate.addingTimeInterval(leeway)
-    }
-
     /// `AccessToken(user: "…", exp: …, jwt)`: never the token.
     public var description: String {
         "AccessToken(user: \(JWT.quoted(userId)), exp: \(expireDate.map { $0.ISO8601Format() } ?? "none"), "

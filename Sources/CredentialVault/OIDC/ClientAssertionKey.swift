@@ -30,14 +30,6 @@ struct ClientAssertionKey: Sendable {
         self.keyId = keyId
     }
 
-    /// The signature algorithm: RS256 or ES256.
-    var algorithm: String {
-        switch key {
-        case .rsa: "RS256"
-        case .ecdsa: "ES256"
-        }
-    }
-
     private struct Claims: JWTPayload {
         let iss: String
         let sub: String
