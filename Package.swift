@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "CredentialVault", targets: ["CredentialVault"]),
+        .library(name: "CredentialVaultSMART", targets: ["CredentialVaultSMART"]),
         .library(name: "VaultCrypto", targets: ["VaultCrypto"]),
         .library(name: "KeyServiceMock", targets: ["KeyServiceMock"]),
         .executable(name: "vault", targets: ["vault"]),
@@ -43,11 +44,16 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
+        // SMART on FHIR on top of the vault: discovery, launches, scopes, the sealed launch context, FHIR requests.
+        .target(
+            name: "CredentialVaultSMART",
+            dependencies: ["CredentialVault", .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(
             name: "vault",
             // No KeyServiceMock: the embedded default and the demo run the keyservice-mock executable as a child.
             dependencies: [
-                "CredentialVault",
+                "CredentialVault", "CredentialVaultSMART",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -91,6 +97,13 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("Vectors")]
+        ),
+        .testTarget(
+            name: "CredentialVaultSMARTTests",
+            dependencies: [
+                "CredentialVaultSMART", "CredentialVault", "KeyServiceMock",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // A process the storage tests kill with -9 in the middle of writing.
         .executableTarget(name: "vault-store-loop", dependencies: ["CredentialVault"], path: "Tests/StoreLoop"),

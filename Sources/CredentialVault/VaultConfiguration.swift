@@ -17,6 +17,9 @@ public struct VaultConfiguration: Sendable {
     public var redirectURI: URL
     /// The scopes asked for; `offline_access` is what makes the issuer hand out a refresh token.
     public var scopes: [String]
+    /// The issuer's endpoints when they were discovered elsewhere (SMART on FHIR discovers them from the FHIR
+    /// server); nil, the default, fetches the issuer's OpenID Connect discovery document.
+    public var providerMetadata: ProviderMetadata?
     /// The key service's v1 base (`{realmBase}/keyservice/v1`).
     public var keyServiceURL: URL
     /// Where envelopes live; nil for `$XDG_DATA_HOME/credential-vault`.
@@ -70,6 +73,7 @@ public struct VaultConfiguration: Sendable {
         self.clientAuthentication = clientAuthentication
         self.redirectURI = redirectURI
         self.scopes = scopes
+        self.providerMetadata = nil
         self.keyServiceURL = keyServiceURL
         self.storeDirectory = storeDirectory
         self.leeway = leeway

@@ -23,6 +23,10 @@ extension Auth {
     /// signature against the issuer's JWKS, `iss`, `aud`, `azp`, `exp`, `iat`, `nonce`). Without the `openid`
     /// scope (a plain OAuth 2 server) there is no id_token: `userId` is then the name to keep the login under.
     /// The access token is never read for the user: it is the resource server's, and may be opaque.
+    ///
+    /// `authorizationParameters` go into the authorization request beside the standard ones, which they cannot
+    /// replace (SMART on FHIR adds `aud` and `launch`). The answer's other fields (the granted `scope`, a launch
+    /// context) become the session's context (``sessionContext``), sealed with the refresh token.
     /// - Returns: the user id.
     /// - Throws: ``VaultError``: a state mismatch, an error answer, a missing code or an id_token that fails
     ///   validation is `.openIDConnectFailed`; nothing is kept then.
@@ -30,6 +34,7 @@ extension Auth {
         flow: Flow = .signIn,
         userId namedUser: String? = nil,
         timeout: Duration = .seconds(300),
+        authorizationParameters: [String: String] = [:],
         presentAuthorizationURL: @escaping @Sendable (URL) async -> Void
     ) async throws(VaultError) -> String {
         let metadata = try await metadata()
@@ -66,6 +71,7 @@ extension Auth {
             "code_challenge_method": pkce.method,
         ]
         if flow == .signUp { fields["prompt"] = "create" }
+        fields.merge(authorizationParameters) { standard, _ in standard }
         let authorizationURL = Self.url(metadata.authorizationEndpoint, adding: fields)
 
         // The path the browser's request names, as it goes over the wire (percent-encoded; `/` for none).
@@ -129,16 +135,20 @@ extension Auth {
             guard error.isLoginExpired else { throw error }
             throw .openIDConnectFailed("the issuer refused the authorization code (invalid_grant)")
         }
-        let userId = try await userId(from: response, nonce: nonce, metadata: metadata, namedUser: namedUser)
+        let (userId, idToken) = try await user(from: response, nonce: nonce, metadata: metadata, namedUser: namedUser)
         guard let refresh = response.refreshToken else { throw .noRefreshToken }
         endSession()
-        session = ActiveSession(userId: userId, refreshToken: RefreshToken(token: refresh, userId: userId))
+        session = ActiveSession(
+            userId: userId,
+            refreshToken: RefreshToken(token: refresh, userId: userId, context: response.context),
+            idToken: idToken
+        )
         keep(accessToken(response, userId: userId))
         configuration.logger.debug("the OpenID Connect login is complete; the tokens are in memory")
         return userId
     }
 
-    /// Passes an app's redirect to a waiting ``performOpenIDConnectFlow(flow:userId:timeout:presentAuthorizationURL:)``.
+    /// Passes an app's redirect to a waiting ``performOpenIDConnectFlow(flow:userId:timeout:authorizationParameters:presentAuthorizationURL:)``.
     /// - Returns: whether a flow was waiting for this URL.
     public func handleRedirect(url: URL) -> Bool {
         guard let pending = pendingRedirect, url.absoluteString.hasPrefix(pending.prefix) else { return false }
@@ -213,13 +223,13 @@ extension Auth {
         return code
     }
 
-    /// The validated id_token's `sub`; without an id_token, the name the caller gave.
-    private func userId(
+    /// The validated id_token's `sub` and the id_token; without an id_token, the name the caller gave.
+    private func user(
         from response: TokenResponse,
         nonce: String,
         metadata: ProviderMetadata,
         namedUser: String?
-    ) async throws(VaultError) -> String {
+    ) async throws(VaultError) -> (userId: String, idToken: JWT?) {
         guard let idToken = response.idToken else {
             // An OpenID Provider asked for openid must answer with an id_token: without one nothing is validated,
             // so nothing is kept. A caller's name stands in only where no id_token was asked for.
@@ -231,7 +241,7 @@ extension Auth {
                     "the issuer gave no id token to name the user (ask for the openid scope, or name the user)"
                 )
             }
-            return namedUser
+            return (namedUser, nil)
         }
         let verifier = IDTokenVerifier(
             issuer: metadata.issuerIdentifier,
@@ -246,6 +256,6 @@ extension Auth {
             now: configuration.now()
         )
         configuration.logger.debug("the id token is valid", metadata: ["alg": "\(claims.algorithm)"])
-        return claims.userId
+        return (claims.userId, claims)
     }
 }

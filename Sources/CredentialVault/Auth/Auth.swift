@@ -7,7 +7,7 @@ import VaultCrypto
 ///
 /// A session begins with ``loginWithPassword(userId:password:storeNewRefreshToken:)``,
 /// ``loginWithDeviceUnlock(userId:storeNewRefreshToken:)`` or
-/// ``performOpenIDConnectFlow(flow:userId:timeout:presentAuthorizationURL:)``. It keeps the access token, the
+/// ``performOpenIDConnectFlow(flow:userId:timeout:authorizationParameters:presentAuthorizationURL:)``. It keeps the access token, the
 /// refresh token and, after a password or device login, the user's unlocked envelope, so every rotated
 /// refresh token is sealed and written before anyone sees the access token that came with it. The data
 /// key is zeroed when the session ends.
@@ -54,6 +54,34 @@ public actor Auth {
 
     /// The session's refresh token (a secret: never log it).
     public var refreshToken: RefreshToken? { session?.refreshToken }
+
+    /// The session's context, as sealed with its refresh token: what the issuer sent beside the tokens (the
+    /// granted `scope`, a SMART launch context, fields this library does not know) and what the app added
+    /// (``addToSessionContext(_:)``). A refresh answer's fields replace stored ones; fields it omits stay. Empty
+    /// without a session.
+    public var sessionContext: [String: JSONValue] { session?.refreshToken.context ?? [:] }
+
+    /// The id token validated at this session's OpenID Connect login; nil after a password or device login (it is
+    /// not stored: keep what you need of it with ``addToSessionContext(_:)``).
+    public var idToken: JWT? { session?.idToken }
+
+    /// Lays `fields` over the session's context (a named field replaces the stored one) and, when the session keeps
+    /// an unlocked envelope, seals the context anew with the stored refresh token before returning.
+    /// - Throws: ``VaultError`` `.notLoggedIn` without a session; storage errors.
+    public func addToSessionContext(_ fields: [String: JSONValue]) async throws(VaultError) {
+        guard let current = session else { throw .notLoggedIn }
+        guard let envelope = current.envelope else {
+            session?.refreshToken = current.refreshToken.addingContext(fields)
+            return
+        }
+        let lock = try await userStorage.sessionLock()
+        defer { withExtendedLifetime(lock) {} }
+        // Another process may have rotated the stored token meanwhile: the envelope is the truth.
+        let (stored, onDisk) = try await userStorage.storedRefreshToken(in: envelope)
+        let updated = stored.addingContext(fields)
+        if updated != stored { try await userStorage.persist(updated, onto: onDisk, in: envelope) }
+        if session?.id == current.id { session?.refreshToken = updated }
+    }
 
     // MARK: Access tokens
 
@@ -117,17 +145,24 @@ public actor Auth {
         let started = clock.now
         let response = try await endpoint.refresh(refreshToken.token)
         let answered = clock.now
-        let rotated = response.refreshToken.map { RefreshToken(token: $0, userId: refreshToken.userId) }
-        if let rotated, rotated != refreshToken, let envelope, let prepared {
-            try await userStorage.persist(rotated, onto: prepared, in: envelope)
+        // A rotated token replaces the old one; context fields the answer names replace the stored ones, and those
+        // it omits stay (a SMART refresh may leave the launch context out).
+        let updated = (response.refreshToken.map { refreshToken.replacingToken($0) } ?? refreshToken)
+            .addingContext(response.context)
+        if updated != refreshToken, let envelope, let prepared {
+            try await userStorage.persist(updated, onto: prepared, in: envelope)
         }
         configuration.logger.debug(
             "refresh_token grant answered",
-            metadata: ["rotated": "\(rotated != nil && rotated != refreshToken)", "sealed": "\(envelope != nil)"]
+            metadata: [
+                "rotated": "\(updated.token != refreshToken.token)",
+                "contextChanged": "\(updated.context != refreshToken.context)",
+                "sealed": "\(envelope != nil)",
+            ]
         )
         return Redemption(
             accessToken: accessToken(response, userId: refreshToken.userId),
-            refreshToken: rotated ?? refreshToken,
+            refreshToken: updated,
             tokenEndpointTime: answered - started,
             persistTime: clock.now - answered
         )
@@ -161,12 +196,17 @@ public actor Auth {
 
     // MARK: Discovery
 
-    /// The issuer's metadata, fetched once and kept.
+    /// The issuer's metadata: the configuration's ``VaultConfiguration/providerMetadata`` when set (discovered
+    /// elsewhere, as SMART on FHIR does), else OpenID Connect discovery, fetched once and kept.
     /// - Throws: ``VaultError``: `.insecureURL` for an issuer that is neither https nor a loopback address,
     ///   `isConfigurationError` when discovery fails, `isNetworkError` when the issuer cannot be reached.
     public func metadata() async throws(VaultError) -> ProviderMetadata {
         if let metadataCache { return metadataCache }
         try Self.checkIssuer(configuration.issuer)
+        if let discovered = configuration.providerMetadata {
+            metadataCache = discovered
+            return discovered
+        }
         let metadata = try await Discovery(
             transport: transport,
             timeout: configuration.requestTimeout,

@@ -137,7 +137,7 @@ extension VaultError {
     }
 
     /// A server's own words, cut to a line of printable ASCII so it cannot forge or flood a message.
-    static func printable(_ text: String, limit: Int = 64) -> String {
+    package static func printable(_ text: String, limit: Int = 64) -> String {
         let kept = text.unicodeScalars.prefix(limit).filter { $0.isASCII && $0.value >= 0x20 && $0.value != 0x7F }
         return String(String.UnicodeScalarView(kept))
     }

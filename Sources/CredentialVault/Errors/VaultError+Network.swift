@@ -2,7 +2,7 @@ import Foundation
 
 extension VaultError {
     /// No answer from `service` (`the key service`, `the issuer`): unreachable, or not in time.
-    static func network(_ error: TransportError, service: String, origin: Origin) -> VaultError {
+    package static func network(_ error: TransportError, service: String, origin: Origin) -> VaultError {
         if error.kind == .timedOut {
             return VaultError(
                 .timedOut,

@@ -41,6 +41,7 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
             case bindingMismatch
             case invalidPassword
             case noUnlockedEnvelope
+            case accessDenied
         }
 
         let base: Base
@@ -113,6 +114,8 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
         /// The session keeps no unlocked envelope to work with (a login with `storeNewRefreshToken: false`, or an
         /// OpenID Connect login before a password was set).
         public static let noUnlockedEnvelope = Self(.noUnlockedEnvelope)
+        /// A resource server refused the access token for this request (HTTP 403): its scope does not cover it.
+        public static let accessDenied = Self(.accessDenied)
         /// The task was cancelled while it waited.
         public static let cancelled = Self(.cancelled)
 
@@ -121,7 +124,7 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The party an error came from, for ``isKeyServiceError``.
-    enum Origin: Sendable {
+    package enum Origin: Sendable {
         case keyService
         case issuer
         case store
@@ -195,6 +198,10 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
     public var isConfigurationError: Bool {
         kind == .insecureURL || kind == .invalidConfiguration || kind == .discoveryFailed || kind == .bindingMismatch
     }
+
+    /// A resource server refused the request although the access token is valid (HTTP 403): the granted scope
+    /// does not cover it. Logging in again with a wider scope may help; retrying does not.
+    public var isAccessDenied: Bool { kind == .accessDenied }
 
     /// Another process held a lock on the store (or on the embedded key service) for longer than the wait
     /// allows; retrying later may help.

@@ -1,5 +1,5 @@
 import Foundation
-import Logging
+package import Logging
 
 extension Logger {
     /// One request and what came of it, at debug: method, host, path and status or failure; never a query,
@@ -20,7 +20,7 @@ extension Logger {
 
 extension HTTPTransport {
     /// Sends `request`, logging it with ``Logging/Logger/request(_:_:)``.
-    func send(_ request: HTTPRequest, logger: Logger) async throws(TransportError) -> HTTPResponse {
+    package func send(_ request: HTTPRequest, logger: Logger) async throws(TransportError) -> HTTPResponse {
         do {
             let response = try await send(request)
             logger.request(request, .success(response))

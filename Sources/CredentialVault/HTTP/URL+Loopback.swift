@@ -3,13 +3,13 @@ import Foundation
 extension URL {
     /// The host as people may see it: percent-encoded (so no control character reaches a terminal) and
     /// at most 253 characters.
-    var displayHost: String {
+    package var displayHost: String {
         let host = host(percentEncoded: true) ?? absoluteString
         return String(host.prefix(253))
     }
 
     /// https, or http to a loopback IP literal: a URL the library may send secrets to.
-    var isSecureOrLoopback: Bool {
+    package var isSecureOrLoopback: Bool {
         switch scheme?.lowercased() {
         case "https": host?.isEmpty == false
         case "http": host.map(Loopback.isAddress) ?? false

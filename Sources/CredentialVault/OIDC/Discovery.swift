@@ -43,7 +43,7 @@ struct Discovery: Sendable {
                 }
             }
         }
-        return ProviderMetadata(
+        return try ProviderMetadata(
             issuer: issuer,
             issuerIdentifier: issuerText,
             authorizationEndpoint: authorization,

@@ -23,4 +23,40 @@ public struct ProviderMetadata: Sendable, Equatable {
     /// `authorization_response_iss_parameter_supported` (RFC 9207): the issuer puts `iss` in every authorization
     /// response, so one without it is refused.
     public let authorizationResponseIssuer: Bool
+
+    /// Metadata discovered elsewhere (SMART on FHIR's `.well-known/smart-configuration` or CapabilityStatement),
+    /// for ``VaultConfiguration/providerMetadata``.
+    /// - Throws: ``VaultError`` `.insecureURL` when an endpoint is neither https nor a loopback address: no secret is
+    ///   ever sent to one.
+    public init(
+        issuer: URL,
+        issuerIdentifier: String,
+        authorizationEndpoint: URL,
+        tokenEndpoint: URL,
+        revocationEndpoint: URL? = nil,
+        endSessionEndpoint: URL? = nil,
+        jwksURI: URL? = nil,
+        tokenEndpointAuthMethods: [String]? = nil,
+        revocationEndpointAuthMethods: [String]? = nil,
+        authorizationResponseIssuer: Bool = false
+    ) throws(VaultError) {
+        let endpoints: [(URL?, String)] = [
+            (authorizationEndpoint, "authorization_endpoint"), (tokenEndpoint, "token_endpoint"),
+            (revocationEndpoint, "revocation_endpoint"), (endSessionEndpoint, "end_session_endpoint"),
+            (jwksURI, "jwks_uri"),
+        ]
+        for case (let url?, let name) in endpoints where !url.isSecureOrLoopback {
+            throw .insecureURL(url, role: "the discovered \(name)", origin: .issuer)
+        }
+        self.issuer = issuer
+        self.issuerIdentifier = issuerIdentifier
+        self.authorizationEndpoint = authorizationEndpoint
+        self.tokenEndpoint = tokenEndpoint
+        self.revocationEndpoint = revocationEndpoint
+        self.endSessionEndpoint = endSessionEndpoint
+        self.jwksURI = jwksURI
+        self.tokenEndpointAuthMethods = tokenEndpointAuthMethods
+        self.revocationEndpointAuthMethods = revocationEndpointAuthMethods
+        self.authorizationResponseIssuer = authorizationResponseIssuer
+    }
 }

@@ -42,15 +42,23 @@ struct TokenEndpoint: Sendable {
         return min(max(seconds, 0), maximumLifetime)
     }
 
+    /// The fields of a token answer that are not kept as context: the tokens (secrets kept apart, or not at all)
+    /// and the lifetimes, which are read at once and change with every answer.
+    static let fieldsNotKept: Set<String> = [
+        "access_token", "refresh_token", "id_token", "expires_in", "refresh_expires_in",
+    ]
+
     /// A 200 answer's body as a token response (RFC 6749 section 5.1), or nil when it is not one.
     static func tokenResponse(from body: Data) -> TokenResponse? {
-        guard let success = try? JSONDecoder().decode(Success.self, from: body), !success.access_token.isEmpty
+        guard let success = try? JSONDecoder().decode(Success.self, from: body), !success.access_token.isEmpty,
+            let fields = try? JSONDecoder().decode([String: JSONValue].self, from: body)
         else { return nil }
         return TokenResponse(
             accessToken: success.access_token,
             refreshToken: success.refresh_token.flatMap { $0.isEmpty ? nil : $0 },
             idToken: success.id_token,
-            expiresIn: lifetime(expiresIn: success.expires_in?.value)
+            expiresIn: lifetime(expiresIn: success.expires_in?.value),
+            context: fields.filter { !fieldsNotKept.contains($0.key) }
         )
     }
 

@@ -8,6 +8,9 @@ struct TokenResponse: Sendable, CustomStringConvertible {
     /// Seconds from `expires_in`, clamped to 0 ... one year; nil when absent or not a finite number
     /// (``TokenEndpoint/lifetime(expiresIn:)``).
     let expiresIn: TimeInterval?
+    /// Every other field of the answer (the granted `scope`, a SMART launch context, fields this library does not
+    /// know), kept with the refresh token. Never the tokens themselves.
+    let context: [String: JSONValue]
 
     var description: String { "TokenResponse(redacted)" }
 }

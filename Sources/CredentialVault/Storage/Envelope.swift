@@ -54,6 +54,9 @@ struct Envelope: Codable, Sendable {
     var passwordWrap: Box?
     /// The data key sealed under the device path, while device unlock is on (version 2).
     var deviceWrap: Box?
+    /// What the token box holds: nil for the refresh token's text alone, ``SealedRecord/recordPayload`` for the
+    /// token and its session context. Part of the token box's associated data (when set).
+    var payload: String?
     var nonce: String
     var ciphertext: String
     /// Unix seconds. Part of the associated data, so no byte of an envelope can change unnoticed.
@@ -62,11 +65,11 @@ struct Envelope: Codable, Sendable {
 
     var isVersion1: Bool { format == Self.version1 }
 
-    /// A new version 2 envelope holding `plaintext` sealed under a new random data key, which is sealed under
-    /// `passwordKey`.
+    /// A new version 2 envelope holding `token` (and its context) sealed under a new random data key, which is
+    /// sealed under `passwordKey`.
     /// - Returns: the envelope and its data key.
     static func seal(
-        _ plaintext: SecureBytes,
+        _ token: RefreshToken,
         userId: String,
         keyId: String,
         parameters: Argon2idParameters,
@@ -87,6 +90,7 @@ struct Envelope: Codable, Sendable {
             binding: binding,
             passwordWrap: nil,
             deviceWrap: nil,
+            payload: nil,
             nonce: "",
             ciphertext: "",
             createdAt: Int64(now.timeIntervalSince1970),
@@ -96,14 +100,16 @@ struct Envelope: Codable, Sendable {
         header.passwordWrap = Box(
             try XChaCha20Poly1305.seal(dataKey, key: passwordKey, associatedData: header.keyAssociatedData)
         )
-        return (try header.resealing(plaintext, dataKey: dataKey, now: now), dataKey)
+        return (try header.resealing(token, dataKey: dataKey, now: now), dataKey)
     }
 
-    /// The same envelope with `plaintext` sealed anew under `dataKey` (a fresh nonce) and `updatedAt` moved
-    /// to `now`; the key boxes stay as they are.
-    func resealing(_ plaintext: SecureBytes, dataKey: SecureBytes, now: Date) throws(CryptoError) -> Envelope {
+    /// The same envelope with `token` (and its context) sealed anew under `dataKey` (a fresh nonce) and
+    /// `updatedAt` moved to `now`; the key boxes stay as they are.
+    func resealing(_ token: RefreshToken, dataKey: SecureBytes, now: Date) throws(CryptoError) -> Envelope {
         var copy = self
         copy.updatedAt = Int64(now.timeIntervalSince1970)
+        let (plaintext, payload) = SealedRecord.plaintext(of: token)
+        copy.payload = payload
         let box = try XChaCha20Poly1305.seal(plaintext, key: dataKey, associatedData: copy.tokenAssociatedData)
         copy.nonce = Base64URL.encode(box.nonce)
         copy.ciphertext = Base64URL.encode(box.ciphertext)
@@ -117,6 +123,15 @@ struct Envelope: Codable, Sendable {
             ciphertext: try Base64URL.decode(ciphertext)
         )
         return try XChaCha20Poly1305.open(sealed, key: dataKey, associatedData: tokenAssociatedData)
+    }
+
+    /// The refresh token (and its context) sealed in the envelope, if `dataKey` is right, no byte of the header
+    /// changed and the box holds what the header says.
+    func openToken(dataKey: SecureBytes) throws(CryptoError) -> RefreshToken {
+        guard let token = SealedRecord.token(from: try open(dataKey: dataKey), payload: payload, userId: userId) else {
+            throw CryptoError(.authenticationFailed, "the sealed record is not a refresh token")
+        }
+        return token
     }
 
     /// The data key from the password path (version 2).
@@ -192,6 +207,8 @@ struct Envelope: Codable, Sendable {
             data.field(keyAssociatedData)
         }
         data.number(UInt64(bitPattern: updatedAt))
+        // Only when set, so the boxes sealed before session contexts existed keep their associated data.
+        if let payload { data.field(payload) }
         return data.bytes
     }
 
@@ -243,6 +260,9 @@ struct Envelope: Codable, Sendable {
         }
         guard envelope.kdf.algorithm == kdfAlgorithm else {
             throw .unsupportedFormat(path: path, format: "\(envelope.format) with KDF \(envelope.kdf.algorithm)")
+        }
+        if let payload = envelope.payload, payload != SealedRecord.recordPayload {
+            throw .unsupportedFormat(path: path, format: "\(envelope.format) holding \(payload)")
         }
         guard envelope.isVersion1 || envelope.passwordWrap != nil else {
             throw .damagedRecord(path: path, "the password box is missing")

@@ -20,10 +20,7 @@ extension UserStorage {
         dataKey: SecureBytes,
         key: KeyServiceKey
     ) throws(VaultError) -> (refreshToken: RefreshToken, envelope: UnlockedEnvelope) {
-        let plaintext = try crypto(.envelopeDidNotOpen) { () throws(CryptoError) in try envelope.open(dataKey: dataKey)
-        }
-        guard let token = plaintext.utf8String(), !token.isEmpty else {
-            throw .unexpectedRecord("the sealed refresh token is not text")
+        let token = try crypto(.envelopeDidNotOpen) { () throws(CryptoError) in try envelope.openToken(dataKey: dataKey)
         }
         let unlocked = UnlockedEnvelope(
             userId: envelope.userId,
@@ -32,7 +29,7 @@ extension UserStorage {
             serverKey: key.key,
             longSecret: key.longSecret
         )
-        return (RefreshToken(token: token, userId: envelope.userId), unlocked)
+        return (token, unlocked)
     }
 
     /// Opens a version 1 envelope with the password's wrap key and writes it anew as version 2: a random data
@@ -55,7 +52,7 @@ extension UserStorage {
         let (envelope, dataKey) = try crypto(.cryptoFailed("sealing the refresh token failed")) {
             () throws(CryptoError) in
             try Envelope.seal(
-                token,
+                RefreshToken(token: text, userId: old.userId),
                 userId: old.userId,
                 keyId: old.keyId,
                 parameters: parameters,

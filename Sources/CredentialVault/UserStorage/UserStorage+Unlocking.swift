@@ -125,7 +125,7 @@ extension UserStorage {
         let (envelope, dataKey) = try crypto(.cryptoFailed("sealing the refresh token failed")) {
             () throws(CryptoError) in
             try Envelope.seal(
-                SecureBytes(Data(refreshToken.token.utf8)),
+                refreshToken,
                 userId: refreshToken.userId,
                 keyId: key.keyId,
                 parameters: parameters,
@@ -163,10 +163,8 @@ extension UserStorage {
         in unlocked: UnlockedEnvelope
     ) throws(VaultError) -> (refreshToken: RefreshToken, envelope: Envelope) {
         let envelope = try verifiedEnvelope(in: unlocked)
-        guard let token = (try? envelope.open(dataKey: unlocked.dataKey))?.utf8String() else {
-            throw .envelopeDidNotOpen
-        }
-        return (RefreshToken(token: token, userId: unlocked.userId), envelope)
+        guard let token = try? envelope.openToken(dataKey: unlocked.dataKey) else { throw .envelopeDidNotOpen }
+        return (token, envelope)
     }
 
     /// The envelope on disk now, checked to be the one `unlocked` opened (same key id) and unchanged in any
@@ -181,13 +179,13 @@ extension UserStorage {
         guard envelope.userId == unlocked.userId, envelope.keyId == unlocked.keyId else {
             throw .damagedRecord(path: name, "a new password was set meanwhile")
         }
-        guard (try? envelope.open(dataKey: unlocked.dataKey)) != nil else {
+        guard (try? envelope.openToken(dataKey: unlocked.dataKey)) != nil else {
             throw .damagedRecord(path: name, "it changed since this session opened it")
         }
         return envelope
     }
 
-    /// Seals `refreshToken` into `envelope` (read by ``verifiedEnvelope(in:)`` under the same session lock)
+    /// Seals `refreshToken` and its context into `envelope` (read by ``verifiedEnvelope(in:)`` under the same session lock)
     /// and writes it: no other work between the token's arrival and the fsync.
     func persist(
         _ refreshToken: RefreshToken,
@@ -198,7 +196,7 @@ extension UserStorage {
             throw .unexpectedRecord("the token belongs to another user")
         }
         let updated = try crypto(.cryptoFailed("sealing the refresh token failed")) { () throws(CryptoError) in
-            try envelope.resealing(SecureBytes(Data(refreshToken.token.utf8)), dataKey: unlocked.dataKey, now: now())
+            try envelope.resealing(refreshToken, dataKey: unlocked.dataKey, now: now())
         }
         try store.withLock { () throws(VaultError) in
             try store.write(updated.encoded(), to: StoreFile.envelope.name(userId: unlocked.userId))

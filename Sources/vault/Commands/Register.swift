@@ -73,7 +73,7 @@ struct Register: AsyncParsableCommand {
             if await context.userStorage.hasStoredRefreshToken(userId: userId) {
                 Terminal.note("A login is already stored for \(userId); the new password replaces it.")
             }
-            let password = try early ?? readNewPassword(prompt)
+            let password = try early ?? prompt.readNewWithRetries()
             try await Progress.run("Sealing the refresh token (Argon2id, new key at the key service)...") {
                 try await context.auth.storeRefreshToken(withNewPassword: password)
             }
@@ -97,17 +97,4 @@ struct Register: AsyncParsableCommand {
         + "after three wrong passwords does not protect against someone who has this device (with a copy of the "
         + "disk, guesses are unlimited). For that protection, configure a real issuer and key service (--issuer, "
         + "VAULT_ISSUER or the config file)."
-
-    /// On a terminal a mistyped repetition gets two more chances: the OpenID Connect login is not lost.
-    private func readNewPassword(_ prompt: PasswordPrompt) throws -> String {
-        var attempt = 1
-        while true {
-            do {
-                return try prompt.readNew("New password: ", repeat: "Repeat the new password: ")
-            } catch let error as CLIError where !prompt.fromStandardInput && attempt < 3 {
-                Terminal.note("vault: \(error.description)")
-                attempt += 1
-            }
-        }
-    }
 }

@@ -2,6 +2,15 @@ import ArgumentParser
 
 /// The options every command that talks to the issuer or the store takes.
 struct ConnectionOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "A SMART on FHIR server's base URL: the login is a SMART launch there, whose endpoints it names "
+                + "(env VAULT_FHIR; the issuer is then not used).",
+            valueName: "url"
+        )
+    )
+    var fhir: String?
+
     @Option(help: ArgumentHelp("The OpenID Connect issuer URL (env VAULT_ISSUER).", valueName: "url"))
     var issuer: String?
 

@@ -75,9 +75,10 @@ enum Format {
     }
 
     /// Compact JSON with sorted keys; whole numbers without a fraction; no raw terminal control in strings.
-    static func json(_ value: JSONValue) -> String {
+    static func json(_ value: JSONValue, pretty: Bool = false) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        if pretty { encoder.outputFormatting.insert(.prettyPrinted) }
         // A JSONValue holds only finite numbers, strings, Booleans, nulls, arrays and objects: encoding cannot fail.
         return escapingControlCharacters(inJSON: String(decoding: try! encoder.encode(value), as: UTF8.self))
     }

@@ -41,6 +41,20 @@ struct PasswordPrompt {
         return first
     }
 
+    /// A new password for a login that was just made: on a terminal a mistyped repetition gets two more chances,
+    /// so the OpenID Connect login is not lost.
+    func readNewWithRetries() throws -> String {
+        var attempt = 1
+        while true {
+            do {
+                return try readNew()
+            } catch let error as CLIError where !fromStandardInput && attempt < 3 {
+                Terminal.note("vault: \(error.description)")
+                attempt += 1
+            }
+        }
+    }
+
     private func readRaw(_ prompt: String) throws -> String {
         if fromStandardInput {
             guard let line = try Self.readLine() else {

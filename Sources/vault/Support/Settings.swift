@@ -92,12 +92,20 @@ struct Settings {
         fileKey: "clientAuth",
         help: "client_secret_basic or client_secret_post (default: what discovery lists)"
     )
+    static let fhirKey = Key(
+        name: "fhir",
+        flag: "fhir",
+        environment: "VAULT_FHIR",
+        fileKey: "fhir",
+        help: "SMART on FHIR server's base URL (the login is a SMART launch there)"
+    )
     static let allKeys = [
-        issuerKey, clientIdKey, keyServiceKey, storeKey, userKey, scopesKey, redirectURIKey, timeoutKey,
+        fhirKey, issuerKey, clientIdKey, keyServiceKey, storeKey, userKey, scopesKey, redirectURIKey, timeoutKey,
         clientSecretFileKey, clientKeyFileKey, clientAuthKey,
     ]
 
     let configFile: Setting
+    let fhir: Setting
     let issuer: Setting
     let clientId: Setting
     let keyService: Setting
@@ -137,6 +145,7 @@ struct Settings {
             return Setting(value: nil, source: .unset)
         }
 
+        fhir = resolve(Self.fhirKey, flag: options.fhir)
         issuer = resolve(Self.issuerKey, flag: options.issuer)
         let clientId = resolve(Self.clientIdKey, flag: options.clientId)
         self.clientId = clientId.value == nil ? Setting(value: Self.defaultClientId, source: .builtIn) : clientId
@@ -178,6 +187,7 @@ struct Settings {
     /// The rows `vault config` prints, in a fixed order.
     var rows: [(name: String, setting: Setting)] {
         [
+            ("fhir", fhir),
             ("issuer", isEmbedded ? Setting(value: nil, source: .embedded) : issuer),
             ("key-service", isEmbedded ? Setting(value: nil, source: .embedded) : keyService),
             ("client-id", clientId),

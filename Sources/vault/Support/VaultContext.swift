@@ -1,5 +1,6 @@
 import ArgumentParser
 import CredentialVault
+import CredentialVaultSMART
 import Foundation
 
 /// What one command run works with: the effective settings, the vault, and the embedded key service when
@@ -8,15 +9,30 @@ import Foundation
 final class VaultContext {
     let settings: Settings
     let vault: Vault
+    /// The SMART client, when a FHIR server is configured: its vault is ``vault``.
+    let smart: SMARTClient?
     private let embedded: EmbeddedKeyService?
     /// The user the command acts for, once known: named in error messages.
     var userId: String?
 
-    private init(settings: Settings, vault: Vault, embedded: EmbeddedKeyService?) {
+    private init(settings: Settings, vault: Vault, smart: SMARTClient?, embedded: EmbeddedKeyService?) {
         self.settings = settings
         self.vault = vault
+        self.smart = smart
         self.embedded = embedded
     }
+
+    /// The SMART client, or a configuration error naming how to set the FHIR server.
+    func smartClient() throws -> SMARTClient {
+        guard let smart else {
+            throw CLIError.configuration("no SMART on FHIR server is configured: set --fhir URL or VAULT_FHIR")
+        }
+        return smart
+    }
+
+    /// The scopes a SMART launch asks for when none are configured: the patient in context, the user's identity,
+    /// a refresh token, and reading and searching the patient's data.
+    static let defaultSMARTScopes = ["launch/patient", "openid", "fhirUser", "offline_access", "patient/*.rs"]
 
     var storeDirectory: URL { vault.userStorage.directory }
     var auth: Auth { vault.auth }
@@ -58,7 +74,8 @@ final class VaultContext {
                 )
             } else {
                 embedded = nil
-                guard let issuerText = settings.issuer.value else {
+                // With a FHIR server the issuer is the FHIR server (SMART discovery names its endpoints).
+                guard let issuerText = settings.fhir.value ?? settings.issuer.value else {
                     throw CLIError.configuration(
                         "a key service is configured (\(settings.keyService.source)) but no issuer: set --issuer or "
                             + "VAULT_ISSUER too"
@@ -73,13 +90,42 @@ final class VaultContext {
             }
             let context: VaultContext
             do {
-                context = VaultContext(
-                    settings: settings,
-                    vault: try Vault(
-                        configuration: configuration(settings, issuer: issuer, keyService: keyService, offline: offline)
-                    ),
-                    embedded: embedded
+                var configuration = try configuration(
+                    settings,
+                    issuer: issuer,
+                    keyService: keyService,
+                    offline: offline
                 )
+                if let fhirText = settings.fhir.value, offline {
+                    // No request is sent: the login is bound to the FHIR server, and nothing is discovered.
+                    configuration.issuer = try url(fhirText, name: "FHIR server", source: settings.fhir.source)
+                    context = VaultContext(
+                        settings: settings,
+                        vault: try Vault(configuration: configuration),
+                        smart: nil,
+                        embedded: embedded
+                    )
+                } else if let fhirText = settings.fhir.value {
+                    // A SMART launch: the FHIR server names the endpoints, and is what the login is bound to.
+                    if settings.scopes.source == .builtIn { configuration.scopes = defaultSMARTScopes }
+                    let smart = try SMARTClient(
+                        fhirBase: try url(fhirText, name: "FHIR server", source: settings.fhir.source),
+                        configuration: configuration
+                    )
+                    context = VaultContext(
+                        settings: settings,
+                        vault: try await smart.vault(),
+                        smart: smart,
+                        embedded: embedded
+                    )
+                } else {
+                    context = VaultContext(
+                        settings: settings,
+                        vault: try Vault(configuration: configuration),
+                        smart: nil,
+                        embedded: embedded
+                    )
+                }
             } catch {
                 await embedded?.stop()
                 throw error

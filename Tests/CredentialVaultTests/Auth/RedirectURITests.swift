@@ -105,7 +105,7 @@ struct RedirectURITests {
                         let port = location.port
                     else { return }
                     let target = location.percentEncodedPath + "?" + (location.percentEncodedQuery ?? "")
-                    try? await onOwnThread { try IPv6Loopback.get(target, port: UInt16(port)) }
+                    _ = try? await onOwnThread { try IPv6Loopback.get(target, port: UInt16(port)) }
                 }
                 #expect(userId == "demo-user")
                 #expect(Self.redirectURI(in: seen.get()) == configured)

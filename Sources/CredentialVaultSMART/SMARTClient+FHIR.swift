@@ -1,0 +1,155 @@
+public import CredentialVault
+public import Foundation
+import Logging
+
+/// FHIR requests with an always-fresh access token: read, search with paging, raw GET. Resources come back as
+/// JSON (``JSONValue``); decode them into your own types, no FHIR model library needed.
+extension SMARTClient {
+    /// The largest FHIR answer read: 16 MiB.
+    public static let maximumFHIRAnswerSize = 16 << 20
+    /// The most search pages followed: a server whose `next` links never end is stopped here.
+    public static let maximumPages = 1000
+
+    /// The JSON resource at `path`, relative to the FHIR base (`Patient/123`).
+    /// - Throws: ``VaultError``: `isAccessDenied` on a 403 (the granted scope does not cover it), `.serverRefused`
+    ///   with ``VaultError/httpStatus`` for another error answer, `.unexpectedAnswer` for a body that is not JSON.
+    public func getJSON(at path: String) async throws(VaultError) -> JSONValue {
+        try await json(at: try url(for: path))
+    }
+
+    /// The `type` resource with `id` (`read`).
+    public func read(_ type: String, id: String) async throws(VaultError) -> JSONValue {
+        guard !type.isEmpty, !id.isEmpty, !"\(type)\(id)".contains("/") else {
+            throw VaultError(.invalidConfiguration, reason: "A FHIR read needs a resource type and an id.")
+        }
+        return try await getJSON(
+            at: "\(type)/\(id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? id)"
+        )
+    }
+
+    /// A search (`Patient?_count=5`): the searchset Bundle of the first page, or, with `allPages`, of every page,
+    /// following each Bundle's `link` with relation `next` (only to URLs under the FHIR base: the access token goes
+    /// nowhere else).
+    /// - Returns: the Bundles in order.
+    public func search(_ query: String, allPages: Bool = false) async throws(VaultError) -> [JSONValue] {
+        var next: URL? = try url(for: query)
+        var bundles: [JSONValue] = []
+        while let page = next, bundles.count < Self.maximumPages {
+            let bundle = try await json(at: page)
+            guard bundle["resourceType"]?.stringValue == "Bundle" else {
+                throw VaultError(
+                    .unexpectedAnswer,
+                    reason:
+                        "The FHIR server answered the search \(VaultError.printable(query, limit: 200)) with no Bundle.",
+                    host: fhirBase.displayHost
+                )
+            }
+            bundles.append(bundle)
+            guard allPages else { break }
+            let link = bundle["link"]?.arrayValue?.first { $0["relation"]?.stringValue == "next" }
+            next = try link?["url"]?.stringValue.map { text throws(VaultError) in try url(for: text) }
+        }
+        return bundles
+    }
+
+    /// The body of a GET of `path` (relative to the FHIR base), with `accept`; for binaries and documents.
+    public func getData(from path: String, accept: String = "application/fhir+json") async throws(VaultError) -> Data {
+        try await get(try url(for: path), accept: accept).body
+    }
+
+    // MARK: Requests
+
+    private func json(at url: URL) async throws(VaultError) -> JSONValue {
+        let response = try await get(url, accept: "application/fhir+json")
+        guard let json = try? JSONDecoder().decode(JSONValue.self, from: response.body) else {
+            throw VaultError(
+                .unexpectedAnswer,
+                reason:
+                    "The FHIR server answered GET \(VaultError.printable(url.relativePath(from: fhirBase), limit: 200)) "
+                    + "with a body that is not JSON.",
+                host: url.displayHost,
+                httpStatus: response.status
+            )
+        }
+        return json
+    }
+
+    /// A GET with a fresh access token; a 401 that challenges the token (`WWW-Authenticate`) refreshes once and
+    /// tries again.
+    private func get(_ url: URL, accept: String) async throws(VaultError) -> HTTPResponse {
+        var response = try await send(url, accept: accept, token: try await accessToken())
+        if response.status == 401, response.headers["www-authenticate"] != nil {
+            configuration.logger.debug("the FHIR server refused the access token; refreshing it once")
+            response = try await send(url, accept: accept, token: try await accessToken(forceRefresh: true))
+        }
+        guard (200..<300).contains(response.status) else { throw refusal(response, url: url) }
+        return response
+    }
+
+    private func send(_ url: URL, accept: String, token: AccessToken) async throws(VaultError) -> HTTPResponse {
+        let request = HTTPRequest(
+            method: "GET",
+            url: url,
+            headers: ["Accept": accept, "Authorization": "Bearer \(token.token)"],
+            timeout: configuration.requestTimeout,
+            maximumAnswerSize: Self.maximumFHIRAnswerSize
+        )
+        do {
+            return try await transport.send(request, logger: configuration.logger)
+        } catch {
+            throw .network(error, service: "the FHIR server", origin: .issuer)
+        }
+    }
+
+    private func refusal(_ response: HTTPResponse, url: URL) -> VaultError {
+        let path = VaultError.printable(url.relativePath(from: fhirBase), limit: 200)
+        // An OperationOutcome's first diagnostics or text, cut to printable ASCII.
+        let outcome = try? JSONDecoder().decode(JSONValue.self, from: response.body)
+        let issue = outcome?["issue"]?.arrayValue?.first
+        let said =
+            (issue?["diagnostics"]?.stringValue ?? issue?["details"]?["text"]?.stringValue)
+            .map { ": \(VaultError.printable($0, limit: 200))" } ?? ""
+        if response.status == 403 {
+            return VaultError(
+                .accessDenied,
+                reason: "The FHIR server refused GET \(path) (HTTP 403): the granted scope does not cover this\(said).",
+                host: url.displayHost,
+                httpStatus: 403
+            )
+        }
+        let advice =
+            response.status == 401 ? " The access token was refused even after a refresh: log in again." : ""
+        return VaultError(
+            .serverRefused,
+            reason: "The FHIR server answered GET \(path) with HTTP \(response.status)\(said).\(advice)",
+            host: url.displayHost,
+            httpStatus: response.status
+        )
+    }
+
+    /// The URL of `path`: relative to the FHIR base (`Patient?_count=5`), or absolute under it (a `next` link).
+    /// Anything that leaves the FHIR base is refused, so the access token is never sent elsewhere.
+    func url(for path: String) throws(VaultError) -> URL {
+        let base = fhirBase.absoluteString.hasSuffix("/") ? fhirBase.absoluteString : fhirBase.absoluteString + "/"
+        let text = path.contains("://") ? path : base + (path.hasPrefix("/") ? String(path.dropFirst()) : path)
+        guard let url = URL(string: text), text.hasPrefix(base), !url.path().split(separator: "/").contains("..")
+        else {
+            throw VaultError(
+                .invalidConfiguration,
+                reason:
+                    "Refusing the FHIR path \(VaultError.printable(path, limit: 200)): it is not a relative path under "
+                    + "\(fhirBase.absoluteString), and the access token goes nowhere else.",
+                host: fhirBase.displayHost
+            )
+        }
+        return url
+    }
+}
+
+extension URL {
+    /// This URL's path and query after `base`, for messages.
+    fileprivate func relativePath(from base: URL) -> String {
+        let text = absoluteString
+        return text.hasPrefix(base.absoluteString) ? String(text.dropFirst(base.absoluteString.count)) : path()
+    }
+}

@@ -1,0 +1,236 @@
+public import CredentialVault
+public import Foundation
+
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+
+/// A SMART on FHIR app's client (SMART App Launch 2.2) on top of the vault: discovery, standalone and EHR
+/// launch, and a password login in a later process that comes back with the same launch context.
+///
+/// The launch context (patient, encounter, `fhirContext`, the granted scope, `fhirUser`, ...) is sealed in the
+/// same envelope as the refresh token, so ``loginWithPassword(userId:password:)`` in a new process returns what
+/// ``authorize(userId:timeout:presentAuthorizationURL:)`` returned at the launch. FHIR requests
+/// (`SMARTClient+FHIR.swift`) always carry a fresh access token.
+///
+/// The names follow Swift-SMART where they fit: ``ready()``, ``handleEHRLaunch(iss:launch:)``,
+/// ``authorize(userId:timeout:presentAuthorizationURL:)``, ``handleRedirect(url:)``, ``getJSON(at:)``.
+public actor SMARTClient {
+    /// The FHIR server the app trusts: discovery starts here, every authorization request names it as `aud`, and
+    /// it is the issuer the stored login is bound to.
+    public nonisolated let fhirBase: URL
+    /// The vault's configuration, with ``VaultConfiguration/issuer`` set to ``fhirBase``.
+    public nonisolated let configuration: VaultConfiguration
+    /// Whether a server whose smart-configuration does not offer PKCE with S256 may be used (an old server). Off
+    /// by default: such a server is refused. PKCE S256 is sent either way.
+    public nonisolated let allowsServerWithoutS256: Bool
+    let transport: any HTTPTransport
+    private var discovered: (configuration: SMARTConfiguration, vault: Vault)?
+    private var pendingLaunch: String?
+
+    /// A client of the FHIR server at `fhirBase`.
+    /// - Parameters:
+    ///   - configuration: the client id, redirect URI, scopes (such as `launch/patient openid fhirUser
+    ///     offline_access patient/*.rs`), key service and store; its `issuer` is replaced by `fhirBase` and its
+    ///   endpoints come from SMART discovery.
+    /// - Throws: ``VaultError`` `.insecureURL` when `fhirBase` is neither https nor a loopback address (access
+    ///   tokens are sent there).
+    public init(
+        fhirBase: URL,
+        configuration: VaultConfiguration,
+        allowsServerWithoutS256: Bool = false,
+        transport: any HTTPTransport = URLSessionTransport()
+    ) throws(VaultError) {
+        guard fhirBase.isSecureOrLoopback else {
+            throw VaultError(
+                .insecureURL,
+                reason: "Refusing the FHIR server \(VaultError.printable(fhirBase.absoluteString, limit: 300)): "
+                    + "access tokens may only go over https, or plain http to a loopback address.",
+                host: fhirBase.displayHost
+            )
+        }
+        var configuration = configuration
+        configuration.issuer = fhirBase
+        configuration.providerMetadata = nil
+        self.fhirBase = fhirBase
+        self.configuration = configuration
+        self.allowsServerWithoutS256 = allowsServerWithoutS256
+        self.transport = transport
+    }
+
+    // MARK: Discovery
+
+    /// The server's SMART configuration, discovered once (`.well-known/smart-configuration`, else the
+    /// CapabilityStatement) and kept.
+    /// - Throws: ``VaultError``: `.discoveryFailed` when neither document names the endpoints, or when the
+    ///   smart-configuration does not offer S256 and ``allowsServerWithoutS256`` is off; `isNetworkError`.
+    @discardableResult
+    public func ready() async throws(VaultError) -> SMARTConfiguration {
+        try await vaultAndConfiguration().configuration
+    }
+
+    /// The vault (``Auth`` and ``UserStorage``) over the discovered endpoints.
+    public func vault() async throws(VaultError) -> Vault {
+        try await vaultAndConfiguration().vault
+    }
+
+    private func vaultAndConfiguration() async throws(VaultError) -> (configuration: SMARTConfiguration, vault: Vault) {
+        if let discovered { return discovered }
+        let smart = try await SMARTDiscovery(
+            transport: transport,
+            timeout: configuration.requestTimeout,
+            logger: configuration.logger
+        )
+        .configuration(for: fhirBase)
+        // A CapabilityStatement cannot say; a smart-configuration that lists methods without S256 says no.
+        if smart.source == .wellKnown, !smart.offersS256, !allowsServerWithoutS256 {
+            let offered =
+                smart.codeChallengeMethods.isEmpty ? "none" : smart.codeChallengeMethods.joined(separator: ", ")
+            throw VaultError(
+                .discoveryFailed,
+                reason: "The FHIR server \(fhirBase.displayHost) does not offer PKCE with S256 (its "
+                    + "code_challenge_methods_supported: \(VaultError.printable(offered, limit: 100))), which every "
+                    + "SMART app must use. Refusing it; allow it explicitly only for a legacy server you trust.",
+                host: fhirBase.displayHost
+            )
+        }
+        var configuration = configuration
+        configuration.providerMetadata = try ProviderMetadata(
+            issuer: fhirBase,
+            issuerIdentifier: smart.issuer ?? fhirBase.absoluteString,
+            authorizationEndpoint: smart.authorizationEndpoint,
+            tokenEndpoint: smart.tokenEndpoint,
+            revocationEndpoint: smart.revocationEndpoint,
+            jwksURI: smart.jwksURI,
+            tokenEndpointAuthMethods: smart.tokenEndpointAuthMethods
+        )
+        let result = (smart, try Vault(configuration: configuration, transport: transport))
+        discovered = result
+        return result
+    }
+
+    // MARK: Launch
+
+    /// Takes an EHR launch: the EHR opened the app's launch URL with `iss` (its FHIR base) and `launch` (an opaque
+    /// id). The next ``authorize(userId:timeout:presentAuthorizationURL:)`` carries `launch`.
+    /// - Throws: ``VaultError`` `.openIDConnectFailed` when `iss` is not this client's FHIR base: an app launches
+    ///   only from a server it trusts.
+    public func handleEHRLaunch(iss: URL, launch: String) throws(VaultError) {
+        guard Self.sameBase(iss, fhirBase) else {
+            throw VaultError(
+                .openIDConnectFailed,
+                reason:
+                    "Refusing the EHR launch: its iss \(VaultError.printable(iss.absoluteString, limit: 200)) is not "
+                    + "the FHIR server this app trusts (\(fhirBase.absoluteString)).",
+                host: iss.displayHost
+            )
+        }
+        guard !launch.isEmpty else {
+            throw VaultError(.openIDConnectFailed, reason: "Refusing the EHR launch: its launch parameter is empty.")
+        }
+        pendingLaunch = launch
+    }
+
+    /// The launch: the authorization code flow with PKCE S256, `aud` = ``fhirBase``, and `launch` after
+    /// ``handleEHRLaunch(iss:launch:)`` (standalone otherwise). The tokens and the launch context are kept in memory:
+    /// call ``storeRefreshToken(withNewPassword:)`` to seal them under a password.
+    ///
+    /// With `openid fhirUser` in the scopes the id token is validated and its `fhirUser` kept in the context.
+    /// - Parameter userId: the name to keep the login under when no id token names the user (no `openid` scope).
+    /// - Returns: the launch context.
+    /// - Throws: ``VaultError``, as ``Auth/performOpenIDConnectFlow(flow:userId:timeout:authorizationParameters:presentAuthorizationURL:)``.
+    public func authorize(
+        userId: String? = nil,
+        timeout: Duration = .seconds(300),
+        presentAuthorizationURL: @escaping @Sendable (URL) async -> Void
+    ) async throws(VaultError) -> LaunchContext {
+        let (smart, vault) = try await vaultAndConfiguration()
+        var parameters = ["aud": fhirBase.absoluteString]
+        let launch = pendingLaunch
+        if let launch { parameters["launch"] = launch }
+        pendingLaunch = nil
+        _ = try await vault.auth.performOpenIDConnectFlow(
+            userId: userId,
+            timeout: timeout,
+            authorizationParameters: parameters,
+            presentAuthorizationURL: presentAuthorizationURL
+        )
+        let fhirUser: String? = await vault.auth.idToken?["fhirUser"]
+        let record = LaunchRecord(
+            fhirBase: fhirBase.absoluteString,
+            issuer: smart.issuer,
+            tokenEndpoint: smart.tokenEndpoint.absoluteString,
+            clientId: configuration.clientId,
+            fhirUser: fhirUser,
+            isEHRLaunch: launch != nil
+        )
+        try await vault.auth.addToSessionContext([LaunchRecord.key: record.json])
+        return LaunchContext(sessionContext: await vault.auth.sessionContext)
+    }
+
+    /// Passes an app's redirect (a redirect URI with the app's own scheme) to the waiting launch.
+    /// - Returns: whether a launch was waiting for it.
+    public func handleRedirect(url: URL) async -> Bool {
+        guard let discovered else { return false }
+        return await discovered.vault.auth.handleRedirect(url: url)
+    }
+
+    /// Seals the launch's refresh token and its launch context under a new password.
+    public func storeRefreshToken(withNewPassword password: String) async throws(VaultError) {
+        try await vault().auth.storeRefreshToken(withNewPassword: password)
+    }
+
+    // MARK: Later logins
+
+    /// Opens the stored login with `password` (one Argon2id, one key-service call, one refresh) and returns the
+    /// launch context it was sealed with.
+    /// - Throws: ``VaultError``, as ``Auth/loginWithPassword(userId:password:storeNewRefreshToken:)``.
+    @discardableResult
+    public func loginWithPassword(userId: String? = nil, password: String) async throws(VaultError) -> LaunchContext {
+        let auth = try await vault().auth
+        _ = try await auth.loginWithPassword(userId: userId, password: password)
+        return LaunchContext(sessionContext: await auth.sessionContext)
+    }
+
+    /// Opens the stored login with device unlock and returns its launch context.
+    @discardableResult
+    public func loginWithDeviceUnlock(userId: String? = nil) async throws(VaultError) -> LaunchContext {
+        let auth = try await vault().auth
+        _ = try await auth.loginWithDeviceUnlock(userId: userId)
+        return LaunchContext(sessionContext: await auth.sessionContext)
+    }
+
+    /// The open session's launch context; nil without a session.
+    public var launchContext: LaunchContext? {
+        get async {
+            guard let auth = discovered?.vault.auth, await auth.isLoggedIn else { return nil }
+            return LaunchContext(sessionContext: await auth.sessionContext)
+        }
+    }
+
+    /// An access token, fresh for the leeway (refreshed when not).
+    public func accessToken(forceRefresh: Bool = false) async throws(VaultError) -> AccessToken {
+        try await vault().auth.getAccessToken(forceRefresh: forceRefresh)
+    }
+
+    /// `request` with `Authorization: Bearer` and a fresh access token.
+    public func authorizing(_ request: URLRequest) async throws(VaultError) -> URLRequest {
+        var request = request
+        request.setValue("Bearer \(try await accessToken().token)", forHTTPHeaderField: "Authorization")
+        return request
+    }
+
+    /// Ends the session and revokes the refresh token where the server offers revocation (``Auth/logout(clearUser:)``).
+    public func logout(clearUser: Bool = false) async throws(VaultError) {
+        try await vault().auth.logout(clearUser: clearUser)
+    }
+
+    /// Whether two FHIR base URLs are the same server, a trailing slash aside.
+    static func sameBase(_ lhs: URL, _ rhs: URL) -> Bool {
+        func trimmed(_ url: URL) -> String {
+            let text = url.absoluteString
+            return text.hasSuffix("/") ? String(text.dropLast()) : text
+        }
+        return trimmed(lhs) == trimmed(rhs)
+    }
+}

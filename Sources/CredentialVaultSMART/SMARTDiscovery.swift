@@ -1,0 +1,172 @@
+import CredentialVault
+import Foundation
+import Logging
+
+/// Finds a FHIR server's SMART configuration: `.well-known/smart-configuration` first, then, for older servers,
+/// the CapabilityStatement's `oauth-uris` extension.
+struct SMARTDiscovery: Sendable {
+    static let oauthURIsExtension = "http://fhir-registry.smarthealthit.org/StructureDefinition/oauth-uris"
+
+    let transport: any HTTPTransport
+    let timeout: TimeInterval
+    let logger: Logger
+
+    private struct WellKnown: Decodable {
+        let issuer: String?
+        let jwks_uri: String?
+        let authorization_endpoint: String?
+        let token_endpoint: String?
+        let revocation_endpoint: String?
+        let introspection_endpoint: String?
+        let registration_endpoint: String?
+        let management_endpoint: String?
+        let capabilities: [String]?
+        let code_challenge_methods_supported: [String]?
+        let token_endpoint_auth_methods_supported: [String]?
+        let scopes_supported: [String]?
+        let grant_types_supported: [String]?
+    }
+
+    private struct CapabilityStatement: Decodable {
+        struct Rest: Decodable {
+            let security: Security?
+        }
+        struct Security: Decodable {
+            let `extension`: [Extension]?
+        }
+        struct Extension: Decodable {
+            let url: String?
+            let valueUri: String?
+            let `extension`: [Extension]?
+        }
+        let resourceType: String?
+        let rest: [Rest]?
+    }
+
+    /// The configuration of the server at `fhirBase`.
+    /// - Throws: ``VaultError``: `.discoveryFailed` when neither document gives the endpoints (naming both and
+    ///   why), `.insecureURL` for an endpoint that is neither https nor loopback, `isNetworkError`.
+    func configuration(for fhirBase: URL) async throws(VaultError) -> SMARTConfiguration {
+        let wellKnownURL = fhirBase.appending(path: ".well-known/smart-configuration")
+        let first = try await fetch(wellKnownURL, accept: "application/json")
+        if first.status == 200, let document = try? JSONDecoder().decode(WellKnown.self, from: first.body),
+            let authorization = document.authorization_endpoint, let token = document.token_endpoint
+        {
+            return SMARTConfiguration(
+                fhirBase: fhirBase,
+                source: .wellKnown,
+                issuer: document.issuer,
+                jwksURI: try endpoint(document.jwks_uri, "jwks_uri", in: wellKnownURL),
+                authorizationEndpoint: try endpoint(authorization, "authorization_endpoint", in: wellKnownURL)!,
+                tokenEndpoint: try endpoint(token, "token_endpoint", in: wellKnownURL)!,
+                revocationEndpoint: try endpoint(document.revocation_endpoint, "revocation_endpoint", in: wellKnownURL),
+                introspectionEndpoint: try endpoint(
+                    document.introspection_endpoint,
+                    "introspection_endpoint",
+                    in: wellKnownURL
+                ),
+                registrationEndpoint: try endpoint(
+                    document.registration_endpoint,
+                    "registration_endpoint",
+                    in: wellKnownURL
+                ),
+                managementEndpoint: try endpoint(document.management_endpoint, "management_endpoint", in: wellKnownURL),
+                capabilities: document.capabilities ?? [],
+                codeChallengeMethods: document.code_challenge_methods_supported ?? [],
+                tokenEndpointAuthMethods: document.token_endpoint_auth_methods_supported,
+                scopesSupported: document.scopes_supported,
+                grantTypesSupported: document.grant_types_supported
+            )
+        }
+        let firstProblem =
+            first.status == 200 ? "is not a SMART configuration with both endpoints" : "answered HTTP \(first.status)"
+        logger.debug(
+            "no usable smart-configuration; reading the CapabilityStatement",
+            metadata: ["status": "\(first.status)"]
+        )
+
+        let metadataURL = fhirBase.appending(path: "metadata")
+        let second = try await fetch(metadataURL, accept: "application/fhir+json")
+        let uris = second.status == 200 ? Self.oauthURIs(in: second.body) : [:]
+        guard let authorization = uris["authorize"], let token = uris["token"] else {
+            let secondProblem =
+                second.status != 200
+                ? "answered HTTP \(second.status)"
+                : "has no \(Self.oauthURIsExtension) extension with authorize and token"
+            throw VaultError(
+                .discoveryFailed,
+                reason: "SMART discovery failed for \(VaultError.printable(fhirBase.absoluteString, limit: 300)): "
+                    + "\(wellKnownURL.path()) \(firstProblem), and \(metadataURL.path()) \(secondProblem). "
+                    + "Check the FHIR base URL.",
+                host: fhirBase.displayHost,
+                httpStatus: second.status
+            )
+        }
+        return SMARTConfiguration(
+            fhirBase: fhirBase,
+            source: .capabilityStatement,
+            issuer: nil,
+            jwksURI: nil,
+            authorizationEndpoint: try endpoint(authorization, "authorize", in: metadataURL)!,
+            tokenEndpoint: try endpoint(token, "token", in: metadataURL)!,
+            revocationEndpoint: try endpoint(uris["revoke"], "revoke", in: metadataURL),
+            introspectionEndpoint: try endpoint(uris["introspect"], "introspect", in: metadataURL),
+            registrationEndpoint: try endpoint(uris["register"], "register", in: metadataURL),
+            managementEndpoint: try endpoint(uris["manage"], "manage", in: metadataURL),
+            capabilities: [],
+            codeChallengeMethods: [],
+            tokenEndpointAuthMethods: nil,
+            scopesSupported: nil,
+            grantTypesSupported: nil
+        )
+    }
+
+    /// The `oauth-uris` sub-extensions (`authorize`, `token`, `register`, `manage`, `introspect`, `revoke`) of a
+    /// CapabilityStatement; empty when it is not one or has none.
+    static func oauthURIs(in body: Data) -> [String: String] {
+        guard let statement = try? JSONDecoder().decode(CapabilityStatement.self, from: body),
+            statement.resourceType == "CapabilityStatement"
+        else { return [:] }
+        var uris: [String: String] = [:]
+        for rest in statement.rest ?? [] {
+            for outer in rest.security?.extension ?? [] where outer.url == oauthURIsExtension {
+                for inner in outer.extension ?? [] {
+                    if let name = inner.url, let value = inner.valueUri, uris[name] == nil { uris[name] = value }
+                }
+            }
+        }
+        return uris
+    }
+
+    private func fetch(_ url: URL, accept: String) async throws(VaultError) -> HTTPResponse {
+        do {
+            return try await transport.send(
+                HTTPRequest(method: "GET", url: url, headers: ["Accept": accept], timeout: timeout),
+                logger: logger
+            )
+        } catch {
+            throw .network(error, service: "the FHIR server", origin: .issuer)
+        }
+    }
+
+    /// A discovered endpoint: absent is nil; present, it must be a URL secrets may go to.
+    private func endpoint(_ text: String?, _ name: String, in document: URL) throws(VaultError) -> URL? {
+        guard let text else { return nil }
+        guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
+            throw VaultError(
+                .discoveryFailed,
+                reason: "SMART discovery failed: the \(name) in \(document.absoluteString) is not a URL.",
+                host: document.displayHost
+            )
+        }
+        guard url.isSecureOrLoopback else {
+            throw VaultError(
+                .insecureURL,
+                reason: "Refusing the discovered \(name) \(url.absoluteString.prefix(300)): secrets may only go over "
+                    + "https, or plain http to a loopback address.",
+                host: url.displayHost
+            )
+        }
+        return url
+    }
+}

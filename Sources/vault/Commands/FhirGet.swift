@@ -1,0 +1,51 @@
+import ArgumentParser
+import CredentialVault
+import CredentialVaultSMART
+import Foundation
+
+/// `vault fhir get`: a FHIR read or search, printed as pretty JSON.
+struct FhirGet: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "GET a FHIR path (Patient/123, 'Patient?_count=5') and print the JSON.",
+        discussion: """
+            The path is relative to the FHIR server (--fhir). With --all-pages a search follows each Bundle's next \
+            link (only under the FHIR server) and prints one searchset Bundle with every entry. A 401 refreshes \
+            the access token once and tries again; a 403 means the granted scope does not cover the request.
+            Unlocks like `vault token`.
+            """
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @OptionGroup var unlocking: UnlockOptions
+
+    @Argument(help: ArgumentHelp("The path under the FHIR server.", valueName: "path"))
+    var path: String
+
+    @Flag(help: "Follow a search's next links and print every entry in one Bundle.")
+    var allPages = false
+
+    func run() async throws {
+        let prompt = unlocking.prompt
+        try await VaultContext.with(connection) { context in
+            let smart = try context.smartClient()
+            let userId = try await context.resolveRegisteredUser()
+            _ = try await context.unlock(userId: userId, prompt: prompt, allowDeviceUnlock: !unlocking.noDeviceUnlock)
+            let result: JSONValue
+            if allPages {
+                let bundles = try await smart.search(path, allPages: true)
+                let entries = bundles.flatMap { $0["entry"]?.arrayValue ?? [] }
+                result = .object([
+                    "resourceType": "Bundle",
+                    "type": "searchset",
+                    "total": bundles.first?["total"] ?? .number(Double(entries.count)),
+                    "entry": .array(entries),
+                ])
+            } else {
+                result = try await smart.getJSON(at: path)
+            }
+            Terminal.output(Format.json(result, pretty: true))
+        }
+    }
+}
