@@ -43,6 +43,12 @@ public struct KeyServiceMockConfiguration: Sendable {
     public var idTokenLifetime: TimeInterval = 300
     /// Seconds a refresh token lives (each rotation issues a token with a fresh lifetime).
     public var refreshTokenLifetime: TimeInterval = 30 * 86_400
+    /// The SMART on FHIR mode (``SMARTMode``); `nil`, the default, leaves it off and the server as it was.
+    ///
+    /// When set, the server also serves a FHIR base at ``KeyServiceMockServer/fhirBase`` with SMART discovery,
+    /// the authorization endpoint requires `aud` and takes EHR launch ids, token responses carry launch
+    /// context, and access tokens are opaque (the FHIR endpoint knows them; they are not JWTs).
+    public var smart: SMARTMode? = nil
     /// The clock every expiry is computed and checked with; inject a ``ManualClock`` in tests.
     public var now: @Sendable () -> Date = { Date() }
     /// Whether SIGINT and SIGTERM stop the server gracefully (for the `keyservice-mock` executable).

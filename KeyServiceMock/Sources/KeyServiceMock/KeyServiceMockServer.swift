@@ -24,6 +24,7 @@ public final class KeyServiceMockServer: Sendable {
     /// The faults a test can switch on.
     public let faults: FaultInjection
     private let state: StateStore
+    private let smartStore: SMARTStore
     private let task: Task<Void, any Error>
     /// Runs the application; ``stop()`` and, when configured, SIGINT and SIGTERM shut it down gracefully.
     private let serviceGroup: ServiceGroup
@@ -33,11 +34,29 @@ public final class KeyServiceMockServer: Sendable {
         issuer.appendingPathComponent(Layout.keyService)
     }
 
+    /// `{baseURL}/fhir/r4`, without a trailing slash: the FHIR base of the SMART mode
+    /// (``KeyServiceMockConfiguration/smart``), and the `aud` its authorization endpoint requires.
+    ///
+    /// Nothing answers below it unless the SMART mode is on.
+    public var fhirBase: URL {
+        baseURL.appendingPathComponent("fhir").appendingPathComponent("r4")
+    }
+
+    /// Creates an EHR launch for `patient` (and `encounter`) and returns its opaque `launch` id.
+    ///
+    /// The EHR passes the id to the app with `iss` = ``fhirBase``; the app sends it back as the `launch`
+    /// parameter of its authorization request, which then gets this context (and the token response
+    /// `intent`). An id works for one authorization; it is kept in memory only. Useful only in the SMART mode.
+    public func createEHRLaunch(patient: String, encounter: String? = nil) -> String {
+        smartStore.createLaunch(patient: patient, encounter: encounter)
+    }
+
     private init(
         baseURL: URL,
         issuer: URL,
         faults: FaultInjection,
         state: StateStore,
+        smartStore: SMARTStore,
         task: Task<Void, any Error>,
         serviceGroup: ServiceGroup
     ) {
@@ -45,6 +64,7 @@ public final class KeyServiceMockServer: Sendable {
         self.issuer = issuer
         self.faults = faults
         self.state = state
+        self.smartStore = smartStore
         self.task = task
         self.serviceGroup = serviceGroup
     }
@@ -83,11 +103,13 @@ public final class KeyServiceMockServer: Sendable {
     ) async throws -> KeyServiceMockServer {
         let layout = Layout(realm: configuration.realm)
         let address = ServerAddress()
+        let smartStore = SMARTStore(state: state)
         let provider = IdentityProvider(
             configuration: configuration,
             signer: try TokenSigner(state: state),
             sessions: try SessionStore(state: state),
-            address: address
+            address: address,
+            smartStore: smartStore
         )
         let keyStore = try KeyStore(
             state: state,
@@ -104,6 +126,10 @@ public final class KeyServiceMockServer: Sendable {
         router.add(middleware: ServerErrorMiddleware())
         KeyServiceRoutes(store: keyStore).add(to: router, layout: layout)
         OpenIDRoutes(provider: provider).add(to: router, layout: layout)
+        if let smart = configuration.smart {
+            SMARTRoutes(provider: provider, mode: smart).add(to: router, layout: layout)
+            FHIRRoutes(provider: provider, mode: smart).add(to: router)
+        }
 
         let logger = configuration.logger
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
@@ -152,6 +178,7 @@ public final class KeyServiceMockServer: Sendable {
             throw KeyServiceMockError("the host \(configuration.host) does not make a URL")
         }
         address.issuer = issuer.absoluteString
+        address.baseURL = baseURL.absoluteString
         if !Loopback.isAddress(configuration.host) {
             logger.warning(
                 "listening on an address that is not loopback: anyone who reaches it can create keys and guess secrets",
@@ -163,6 +190,7 @@ public final class KeyServiceMockServer: Sendable {
             issuer: issuer,
             faults: faults,
             state: state,
+            smartStore: smartStore,
             task: task,
             serviceGroup: serviceGroup
         )
@@ -192,6 +220,14 @@ public final class KeyServiceMockServer: Sendable {
             configuration.accessTokenLifetime, configuration.idTokenLifetime, configuration.refreshTokenLifetime,
         ] where !(lifetime > 0 && lifetime < 100 * 365 * 86_400) {
             throw KeyServiceMockError("token lifetimes must be positive numbers of seconds")
+        }
+        if let smart = configuration.smart {
+            guard (1...100_000).contains(smart.patientCount) else {
+                throw KeyServiceMockError("the SMART mode's patientCount must be 1 to 100000")
+            }
+            guard !smart.defaultPatient.isEmpty, !smart.defaultEncounter.isEmpty else {
+                throw KeyServiceMockError("the SMART mode's defaultPatient and defaultEncounter must not be empty")
+            }
         }
     }
 

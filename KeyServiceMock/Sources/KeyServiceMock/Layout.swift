@@ -1,7 +1,8 @@
 /// Where every endpoint lives: the TIM KeyService v1 and Keycloak path layout, defined once.
 ///
-/// Everything is below the issuer, `/auth/realms/{realm}`; the static members are paths relative
-/// to it, which ``path(_:)`` turns into the absolute path the router matches.
+/// The key service and OpenID Connect are below the issuer, `/auth/realms/{realm}`; their static members are
+/// paths relative to it, which ``path(_:)`` turns into the absolute path the router matches. The SMART mode's
+/// FHIR base and launch endpoints are absolute paths below the base URL.
 struct Layout: Sendable {
     /// `/auth/realms/{realm}`: the issuer's path below the server's base URL, without a trailing slash.
     let issuerPath: String
@@ -42,4 +43,16 @@ struct Layout: Sendable {
     static let endSession = openIDConnect + "/logout"
     /// The userinfo endpoint.
     static let userinfo = openIDConnect + "/userinfo"
+
+    /// The token introspection endpoint (RFC 7662), at Keycloak's path.
+    static let introspection = token + "/introspect"
+
+    // MARK: SMART on FHIR, below the server's base URL rather than the issuer
+
+    /// The FHIR base below the base URL, without a trailing slash.
+    static let fhirBase = "/fhir/r4"
+    /// Creates an EHR launch id (POST, JSON).
+    static let ehrLaunch = "/smart/ehr-launch"
+    /// The style sheet a token response's `smart_style_url` names.
+    static let smartStyle = "/smart/style.json"
 }

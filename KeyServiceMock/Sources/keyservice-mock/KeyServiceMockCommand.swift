@@ -24,6 +24,11 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
             A --state-dir is created with mode 700; an existing one must be mode 700 and yours. It holds the \
             SQLite database and, in files of their own, the pepper and the signing key: neither is ever \
             replaced, so a missing or unreadable one stops the server (without the pepper no key opens).
+
+            --smart adds a SMART on FHIR mode: a FHIR base at http://HOST:PORT/fhir/r4 (the ready line ends \
+            with "fhir FHIR_BASE") with .well-known/smart-configuration and metadata, launch context in \
+            token responses, opaque access tokens, a Patient endpoint, and POST /smart/ehr-launch \
+            {"patient":"p3","encounter":"e2"} to create an EHR launch id.
             """
     )
 
@@ -95,6 +100,24 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
     @Option(help: "The lowest level logged to standard error; LOG_LEVEL, when set, is the default.")
     var logLevel: LogLevel = .fromEnvironment
 
+    @Flag(help: "Turn on the SMART on FHIR mode: a FHIR base at http://HOST:PORT/fhir/r4 (see the discussion).")
+    var smart = false
+
+    @Flag(
+        help:
+            "SMART mode with discovery through the CapabilityStatement only (.well-known/smart-configuration is 404); implies --smart."
+    )
+    var smartLegacy = false
+
+    @Flag(help: "SMART mode without PKCE S256: plain or no PKCE is taken; implies --smart.")
+    var smartWithoutS256 = false
+
+    @Flag(
+        help:
+            "SMART mode that repeats the launch context in refresh_token answers (left out otherwise); implies --smart."
+    )
+    var smartRefreshIncludesContext = false
+
     @Flag(help: "Stop when standard input reaches end of file (a parent process that started this one has gone).")
     var exitOnStdinEof = false
 
@@ -126,6 +149,13 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
         configuration.idTokenLifetime = idTokenLifetime
         configuration.refreshTokenLifetime = refreshTokenLifetime
         configuration.stopsOnTerminationSignals = true
+        if smart || smartLegacy || smartWithoutS256 || smartRefreshIncludesContext {
+            var mode = SMARTMode()
+            mode.discovery = smartLegacy ? .capabilityStatementOnly : .wellKnown
+            mode.offersS256 = !smartWithoutS256
+            mode.refreshIncludesContext = smartRefreshIncludesContext
+            configuration.smart = mode
+        }
         // Standard error, always: standard output carries only the ready line.
         configuration.logger = Logger(label: "keyservice-mock") { StreamLogHandler.standardError(label: $0) }
         configuration.logger.logLevel = logLevel.level
@@ -148,8 +178,9 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
             throw ExitCode.failure
         }
         // Written straight to the file descriptor: a pipe's reader sees the line at once.
+        let fhir = configuration.smart == nil ? "" : " fhir \(server.fhirBase.absoluteString)"
         FileHandle.standardOutput.write(
-            Data("keyservice-mock listening on \(server.baseURL.absoluteString) realm \(realm)\n".utf8)
+            Data("keyservice-mock listening on \(server.baseURL.absoluteString) realm \(realm)\(fhir)\n".utf8)
         )
         if exitOnStdinEof {
             // A blocking read, on a thread of its own: end of file (or an error) means the parent is gone.

@@ -144,6 +144,35 @@ struct ExecutableTests {
         }
     }
 
+    @Test("--smart-legacy and --smart-without-s256 turn the SMART mode on, and the ready line names the FHIR base")
+    func smartFlags() async throws {
+        let legacy = try await MockProcess.launch(["--port", "0", "--smart-legacy"])
+        let fhirBase = legacy.baseURL.absoluteString + "/fhir/r4"
+        #expect(
+            legacy.readyLine
+                == "keyservice-mock listening on \(legacy.baseURL.absoluteString) realm demo fhir \(fhirBase)"
+        )
+        #expect(try await http.get(URL(string: fhirBase + "/.well-known/smart-configuration")!).status == 404)
+        #expect(try await http.get(URL(string: fhirBase + "/metadata")!).json.string("fhirVersion") == "4.0.1")
+        let launch = try await http.post(
+            legacy.baseURL.appendingPathComponent("smart/ehr-launch"),
+            json: ["patient": "p3"]
+        )
+        #expect(launch.status == 200)
+        #expect(launch.string("iss") == fhirBase)
+        #expect(launch.string("launch") != nil)
+        legacy.signal(SIGTERM)
+        #expect(try await legacy.waitForExit() == 0)
+
+        let withoutS256 = try await MockProcess.launch(["--port", "0", "--smart-without-s256"])
+        let configuration = try await http.get(
+            URL(string: withoutS256.baseURL.absoluteString + "/fhir/r4/.well-known/smart-configuration")!
+        )
+        #expect(configuration.json.strings("code_challenge_methods_supported") == ["plain"])
+        withoutS256.signal(SIGTERM)
+        #expect(try await withoutS256.waitForExit() == 0)
+    }
+
     @Test("200 simultaneous wrong attempts give three 401s and 197 locks, and the lock survives kill -9 and a restart")
     func lockSurvivesKill() async throws {
         let directory = try temporaryDirectory()

@@ -174,6 +174,8 @@ struct JSONObject: Sendable {
 
     func int(_ field: String) -> Int? { (object[field] as? NSNumber)?.intValue }
 
+    func bool(_ field: String) -> Bool? { object[field] as? Bool }
+
     func strings(_ field: String) -> [String]? { object[field] as? [String] }
 
     func object(_ field: String) -> JSONObject? {

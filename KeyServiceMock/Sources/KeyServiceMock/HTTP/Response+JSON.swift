@@ -20,6 +20,13 @@ extension Response {
         )
     }
 
+    /// A FHIR JSON response (`application/fhir+json`).
+    static func fhir(status: HTTPResponse.Status = .ok, _ value: some Encodable) -> Response {
+        var response = json(status: status, value)
+        response.headers[.contentType] = "application/fhir+json"
+        return response
+    }
+
     /// A plain-text response.
     static func text(status: HTTPResponse.Status = .ok, _ text: String) -> Response {
         Response(

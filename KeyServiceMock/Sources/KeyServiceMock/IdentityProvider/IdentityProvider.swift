@@ -7,11 +7,23 @@ struct IdentityProvider: Sendable {
     let signer: TokenSigner
     let sessions: SessionStore
     let address: ServerAddress
+    /// EHR launches, session contexts and opaque access tokens; used only when `configuration.smart` is set.
+    let smartStore: SMARTStore
 
     /// How long an authorization code may wait for its exchange.
     static let codeLifetime: TimeInterval = 60
 
     var issuer: String { address.issuer }
+
+    var smart: SMARTMode? { configuration.smart }
+
+    /// Whether the authorization endpoint requires PKCE with S256: always, but in a SMART mode without S256.
+    var requiresS256: Bool { smart?.offersS256 ?? true }
+
+    /// The scope a grant gets for `requested`: the SMART mode's ``SMARTMode/grantedScope`` when set.
+    func grantedScope(requested: String) -> String {
+        smart?.grantedScope ?? requested
+    }
 
     func client(_ clientId: String) -> MockClient? {
         configuration.clients.first { $0.clientId == clientId }
@@ -27,7 +39,9 @@ struct IdentityProvider: Sendable {
     }
 
     /// Access token, refresh token (the session's current one) and, for an `openid` scope, id token.
-    func tokenResponse(for session: Session, nonce: String?) -> TokenResponse {
+    ///
+    /// In the SMART mode the access token is opaque, and `includesContext` adds the session's launch context.
+    func tokenResponse(for session: Session, nonce: String?, includesContext: Bool = true) -> TokenResponse {
         let now = configuration.now()
         let issuedAt = Int(now.timeIntervalSince1970)
         func claims(_ type: String, lifetime: TimeInterval, tokenId: String) -> TokenClaims {
@@ -46,7 +60,7 @@ struct IdentityProvider: Sendable {
                 preferredUsername: session.username
             )
         }
-        let access = claims("Bearer", lifetime: configuration.accessTokenLifetime, tokenId: SessionStore.newTokenId())
+        let launch = smart == nil ? nil : smartStore.context(forSession: session.id)
         var refresh = claims(
             "Refresh",
             lifetime: configuration.refreshTokenLifetime,
@@ -58,10 +72,31 @@ struct IdentityProvider: Sendable {
             var id = claims("ID", lifetime: configuration.idTokenLifetime, tokenId: SessionStore.newTokenId())
             id.nonce = nonce
             id.authTime = Int(session.authTime.timeIntervalSince1970)
+            if let launch, scopes(of: session.scope).contains("fhirUser") {
+                id.fhirUser = fhirUser(launch)
+            }
             idToken = signer.sign(id)
         }
-        return TokenResponse(
-            accessToken: signer.sign(access),
+        let accessToken: String
+        if let launch {
+            accessToken = smartStore.issue(
+                OpaqueAccessToken(
+                    clientId: session.clientId,
+                    subject: session.subject,
+                    sessionId: session.id,
+                    scope: session.scope,
+                    patient: launch.patient,
+                    expiresAt: now.addingTimeInterval(configuration.accessTokenLifetime)
+                ),
+                at: now
+            )
+        } else {
+            accessToken = signer.sign(
+                claims("Bearer", lifetime: configuration.accessTokenLifetime, tokenId: SessionStore.newTokenId())
+            )
+        }
+        var response = TokenResponse(
+            accessToken: accessToken,
             tokenType: "Bearer",
             expiresIn: Int(configuration.accessTokenLifetime),
             refreshToken: signer.sign(refresh),
@@ -70,6 +105,42 @@ struct IdentityProvider: Sendable {
             scope: session.scope,
             sessionState: session.id
         )
+        if let launch {
+            response.mockSite = ["name": "KeyServiceMock", "unit": "ward-7"]
+            if includesContext {
+                addContext(launch, to: &response)
+            }
+        }
+        return response
+    }
+
+    /// The SMART launch context fields of a token response (SMART App Launch 2.2, "launch context").
+    private func addContext(_ launch: LaunchContext, to response: inout TokenResponse) {
+        response.patient = launch.patient
+        response.encounter = launch.encounter
+        response.needPatientBanner = true
+        response.smartStyleURL = address.baseURL + Layout.smartStyle
+        var fhirContext: [JSONValue] = []
+        if let encounter = launch.encounter {
+            fhirContext.append(["reference": .string("Encounter/\(encounter)")])
+        }
+        fhirContext.append(["canonical": "http://example.org/fhir/Questionnaire/intake|1.0", "role": "launch"])
+        response.fhirContext = fhirContext
+        response.intent = launch.isEHRLaunch ? "reconcile-medications" : nil
+        response.tenant = "mock-tenant"
+    }
+
+    /// The id token's `fhirUser`: the clinician of an EHR launch, the patient of a standalone one.
+    private func fhirUser(_ launch: LaunchContext) -> String {
+        launch.isEHRLaunch ? "Practitioner/dr-1" : "Patient/\(launch.patient ?? smart?.defaultPatient ?? "p1")"
+    }
+
+    /// The opaque access token `value` names, if it is known, not expired, and its session has not ended.
+    func activeAccessToken(_ value: String) -> OpaqueAccessToken? {
+        guard let token = smartStore.accessToken(value, at: configuration.now()),
+            let session = sessions.session(token.sessionId), !session.revoked
+        else { return nil }
+        return token
     }
 
     func scopes(of scope: String) -> Set<Substring> {
@@ -93,7 +164,7 @@ struct IdentityProvider: Sendable {
             grantTypesSupported: ["authorization_code", "refresh_token", "password"],
             subjectTypesSupported: ["public"],
             idTokenSigningAlgValuesSupported: ["EdDSA"],
-            codeChallengeMethodsSupported: ["S256"],
+            codeChallengeMethodsSupported: requiresS256 ? ["S256"] : ["plain"],
             tokenEndpointAuthMethodsSupported: ["none"],
             revocationEndpointAuthMethodsSupported: ["none"],
             scopesSupported: ["openid", "profile", "offline_access"],

@@ -23,6 +23,10 @@ struct OpenIDRoutes: Sendable {
             var request = request
             return try token(try await request.formFields(), logger: context.logger)
         }
+        router.post(RouterPath(layout.path(Layout.introspection))) { request, context in
+            var request = request
+            return try introspect(try await request.formFields(), logger: context.logger)
+        }
         router.post(RouterPath(layout.path(Layout.revocation))) { request, context in
             var request = request
             return try revoke(try await request.formFields(), logger: context.logger)
@@ -47,7 +51,9 @@ struct OpenIDRoutes: Sendable {
     /// The code flow with PKCE S256 required; signs in `users[0]` without asking.
     ///
     /// A bad client or redirect URI is answered 400 here (redirecting would hand the answer to
-    /// an unknown party); every other error goes back to the client on its redirect URI.
+    /// an unknown party); every other error goes back to the client on its redirect URI. In the SMART mode
+    /// `aud` must name the FHIR base, a `launch` id selects its EHR launch's context, and without S256 on
+    /// offer a `plain` challenge or none is taken.
     private func authorize(_ request: Request, logger: Logger) throws -> Response {
         let fields = try request.queryFields()
         guard let clientId = fields["client_id"], let client = provider.client(clientId) else {
@@ -78,17 +84,59 @@ struct OpenIDRoutes: Sendable {
         guard fields["response_type"] == "code" else {
             return fail("unsupported_response_type", "only response_type=code is supported")
         }
-        guard let challenge = fields["code_challenge"] else {
-            return fail("invalid_request", "PKCE is required: code_challenge is missing")
+        if provider.smart != nil {
+            let fhirBase = provider.address.fhirBase
+            guard let aud = fields["aud"] else {
+                return fail("invalid_request", "aud is missing: it must be the FHIR base URL \(fhirBase)")
+            }
+            guard (aud.hasSuffix("/") ? String(aud.dropLast()) : aud) == fhirBase else {
+                return fail("invalid_request", "aud is not this server's FHIR base URL \(fhirBase)")
+            }
         }
-        guard fields["code_challenge_method"] == "S256" else {
-            return fail("invalid_request", "PKCE is required with code_challenge_method=S256")
+        let challenge = fields["code_challenge"]
+        // RFC 7636 section 4.3: a challenge without a method is plain.
+        let method = fields["code_challenge_method"] ?? "plain"
+        if provider.requiresS256 {
+            guard challenge != nil else {
+                return fail("invalid_request", "PKCE is required: code_challenge is missing")
+            }
+            guard method == "S256" else {
+                return fail("invalid_request", "PKCE is required with code_challenge_method=S256")
+            }
         }
-        guard challenge.count == 43, challenge.allSatisfy(\.isBase64URLCharacter) else {
-            return fail("invalid_request", "code_challenge is not a base64url SHA-256 digest")
+        if let challenge {
+            switch method {
+            case "S256":
+                guard challenge.count == 43, challenge.allSatisfy(\.isBase64URLCharacter) else {
+                    return fail("invalid_request", "code_challenge is not a base64url SHA-256 digest")
+                }
+            case "plain":
+                guard Self.isWellFormedVerifier(challenge) else {
+                    return fail("invalid_request", "a plain code_challenge must be 43 to 128 unreserved characters")
+                }
+            default:
+                return fail("invalid_request", "code_challenge_method must be S256 or plain")
+            }
         }
         guard let user = provider.configuration.users.first else {
             return fail("access_denied", "no user is configured")
+        }
+        var launch: LaunchContext?
+        if let smart = provider.smart {
+            if let launchId = fields["launch"] {
+                // Consumed only here, after every other check: a refused request leaves the launch usable.
+                guard let ehrLaunch = provider.smartStore.consumeLaunch(launchId) else {
+                    return fail("invalid_request", "launch is not a launch id of this server, or was already used")
+                }
+                launch = ehrLaunch
+            } else {
+                let scopes = provider.scopes(of: fields["scope"] ?? "")
+                launch = LaunchContext(
+                    patient: scopes.contains("launch/patient") ? smart.defaultPatient : nil,
+                    encounter: scopes.contains("launch/encounter") ? smart.defaultEncounter : nil,
+                    isEHRLaunch: false
+                )
+            }
         }
         let now = self.now
         let code = provider.sessions.issue(
@@ -98,8 +146,10 @@ struct OpenIDRoutes: Sendable {
                 scope: fields["scope"] ?? "openid",
                 nonce: fields["nonce"],
                 codeChallenge: challenge,
+                codeChallengeMethod: method,
                 user: user,
-                expiresAt: now.addingTimeInterval(IdentityProvider.codeLifetime)
+                expiresAt: now.addingTimeInterval(IdentityProvider.codeLifetime),
+                launch: launch
             ),
             at: now
         )
@@ -131,7 +181,7 @@ struct OpenIDRoutes: Sendable {
             let session = try provider.sessions.startSession(
                 user: user,
                 clientId: clientId,
-                scope: fields["scope"] ?? "openid",
+                scope: provider.grantedScope(requested: fields["scope"] ?? "openid"),
                 at: now
             )
             return issued(session, grantType: grantType, nonce: nil, logger: logger)
@@ -164,25 +214,35 @@ struct OpenIDRoutes: Sendable {
         guard code.redirectURI == redirectURI else {
             throw RequestRefusal.invalidGrant("redirect_uri differs from the authorization request's")
         }
-        guard let verifier = fields["code_verifier"] else {
-            throw RequestRefusal.invalidGrant("PKCE code_verifier is missing")
-        }
-        // RFC 7636 section 4.1: 43 to 128 unreserved characters.
-        let verifierIsWellFormed =
-            (43...128).contains(verifier.count)
-            && verifier.allSatisfy { $0.isBase64URLCharacter || $0 == "." || $0 == "~" }
-        let computed = Base64URL.encode(SHA256.hash(Data(verifier.utf8)))
-        guard verifierIsWellFormed, ConstantTime.equal(Data(computed.utf8), Data(code.codeChallenge.utf8)) else {
-            throw RequestRefusal.invalidGrant("PKCE verification failed")
+        // Without a challenge (only where S256 is not on offer) there is nothing to verify.
+        if let challenge = code.codeChallenge {
+            guard let verifier = fields["code_verifier"] else {
+                throw RequestRefusal.invalidGrant("PKCE code_verifier is missing")
+            }
+            let computed =
+                code.codeChallengeMethod == "S256" ? Base64URL.encode(SHA256.hash(Data(verifier.utf8))) : verifier
+            guard Self.isWellFormedVerifier(verifier), ConstantTime.equal(Data(computed.utf8), Data(challenge.utf8))
+            else {
+                throw RequestRefusal.invalidGrant("PKCE verification failed")
+            }
         }
         let session = try provider.sessions.startSession(
             id: sessionId,
             user: code.user,
             clientId: clientId,
-            scope: code.scope,
+            scope: provider.grantedScope(requested: code.scope),
             at: now
         )
+        if let launch = code.launch {
+            provider.smartStore.setContext(launch, forSession: session.id)
+        }
         return issued(session, grantType: "authorization_code", nonce: code.nonce, logger: logger)
+    }
+
+    /// RFC 7636 section 4.1: a verifier (or plain challenge) is 43 to 128 unreserved characters.
+    private static func isWellFormedVerifier(_ verifier: String) -> Bool {
+        (43...128).contains(verifier.count)
+            && verifier.allSatisfy { $0.isBase64URLCharacter || $0 == "." || $0 == "~" }
     }
 
     private func refresh(_ fields: FormFields, clientId: String, logger: Logger) throws -> Response {
@@ -211,17 +271,29 @@ struct OpenIDRoutes: Sendable {
             logger.debug("refresh token reuse detected: its family is revoked", metadata: ["sid": "\(claims.sid)"])
             throw RequestRefusal.invalidGrant("the refresh token was already used: its whole family is revoked")
         case .rotated(let session):
-            return issued(session, grantType: "refresh_token", nonce: nil, logger: logger)
+            return issued(
+                session,
+                grantType: "refresh_token",
+                nonce: nil,
+                includesContext: provider.smart?.refreshIncludesContext ?? false,
+                logger: logger
+            )
         }
     }
 
     /// The token response for `session`, logged without any token.
-    private func issued(_ session: Session, grantType: String, nonce: String?, logger: Logger) -> Response {
+    private func issued(
+        _ session: Session,
+        grantType: String,
+        nonce: String?,
+        includesContext: Bool = true,
+        logger: Logger
+    ) -> Response {
         logger.debug(
             "token issued, grant \(grantType)",
             metadata: ["client_id": "\(session.clientId)", "sub": "\(session.subject)", "sid": "\(session.id)"]
         )
-        return .json(provider.tokenResponse(for: session, nonce: nonce))
+        return .json(provider.tokenResponse(for: session, nonce: nonce, includesContext: includesContext))
     }
 
     // MARK: Revocation (RFC 7009)
@@ -231,6 +303,14 @@ struct OpenIDRoutes: Sendable {
         let clientId = try fields.required("client_id")
         guard provider.client(clientId) != nil else {
             throw RequestRefusal.oauth("invalid_client", "unknown client_id")
+        }
+        if provider.smart != nil, let opaque = provider.smartStore.accessToken(token, at: now) {
+            guard opaque.clientId == clientId else {
+                throw RequestRefusal.invalidRequest("the token was issued to another client")
+            }
+            provider.smartStore.revokeAccessToken(token)
+            logger.debug("access token revoked", metadata: ["sid": "\(opaque.sessionId)"])
+            return Response(status: .ok)
         }
         // RFC 7009 section 2.2: an invalid or unknown token is answered 200 all the same.
         guard let claims = provider.signer.verify(token), claims.iss == provider.issuer else {
@@ -251,6 +331,32 @@ struct OpenIDRoutes: Sendable {
             logger.debug("revocation of an id token: nothing to do", metadata: ["sid": "\(claims.sid)"])
         }
         return Response(status: .ok)
+    }
+
+    // MARK: Introspection (RFC 7662)
+
+    /// Whether an access token is active, and what it grants; only the SMART mode's opaque tokens are
+    /// introspected (a JWT access token speaks for itself), anything else is `{"active":false}`.
+    private func introspect(_ fields: FormFields, logger: Logger) throws -> Response {
+        let token = try fields.required("token")
+        let clientId = try fields.required("client_id")
+        guard provider.client(clientId) != nil else {
+            throw RequestRefusal.oauth("invalid_client", "unknown client_id")
+        }
+        guard provider.smart != nil, let opaque = provider.activeAccessToken(token) else {
+            logger.debug("introspection: inactive token")
+            return .json(["active": false] as JSONValue)
+        }
+        logger.debug("introspection: active token", metadata: ["sid": "\(opaque.sessionId)"])
+        var answer: [String: JSONValue] = [
+            "active": true, "scope": .string(opaque.scope), "client_id": .string(opaque.clientId),
+            "sub": .string(opaque.subject), "token_type": "Bearer",
+            "exp": .number(Int(opaque.expiresAt.timeIntervalSince1970)),
+        ]
+        if let patient = opaque.patient {
+            answer["patient"] = .string(patient)
+        }
+        return .json(JSONValue.object(answer))
     }
 
     // MARK: End session
@@ -290,6 +396,16 @@ struct OpenIDRoutes: Sendable {
             status: .unauthorized,
             headers: [.wwwAuthenticate: #"Bearer error="invalid_token""#]
         )
+        if provider.smart != nil, let authorization = request.headers[.authorization],
+            authorization.hasPrefix("Bearer "),
+            let opaque = provider.activeAccessToken(String(authorization.dropFirst("Bearer ".count))),
+            let session = provider.sessions.session(opaque.sessionId)
+        {
+            logger.debug("userinfo answered", metadata: ["sub": "\(opaque.subject)"])
+            return .json([
+                "sub": opaque.subject, "preferred_username": session.username, "login_provider": session.loginProvider,
+            ])
+        }
         guard let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer "),
             let claims = provider.signer.verify(String(authorization.dropFirst("Bearer ".count))),
             claims.typ == "Bearer", claims.iss == provider.issuer,

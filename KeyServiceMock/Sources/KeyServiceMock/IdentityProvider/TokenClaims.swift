@@ -17,9 +17,11 @@ struct TokenClaims: Codable, Sendable {
     var nonce: String?
     var authTime: Int?
     var familyId: String?
+    /// The SMART user of an id token (`Practitioner/...` or `Patient/...`), relative to the FHIR base.
+    var fhirUser: String?
 
     enum CodingKeys: String, CodingKey {
-        case typ, iss, sub, aud, azp, exp, iat, jti, scope, sid, nonce
+        case typ, iss, sub, aud, azp, exp, iat, jti, scope, sid, nonce, fhirUser
         case loginProvider = "login_provider"
         case preferredUsername = "preferred_username"
         case authTime = "auth_time"

@@ -1,4 +1,5 @@
-/// The token endpoint's success body (RFC 6749 section 5.1, plus Keycloak's extra fields).
+/// The token endpoint's success body (RFC 6749 section 5.1, plus Keycloak's extra fields and, in the SMART
+/// mode, the launch context of SMART App Launch 2 and one unknown field a client must keep).
 struct TokenResponse: Encodable {
     let accessToken: String
     let tokenType: String
@@ -8,6 +9,15 @@ struct TokenResponse: Encodable {
     let idToken: String?
     let scope: String
     let sessionState: String
+    var patient: String? = nil
+    var encounter: String? = nil
+    var needPatientBanner: Bool? = nil
+    var smartStyleURL: String? = nil
+    var fhirContext: [JSONValue]? = nil
+    var intent: String? = nil
+    var tenant: String? = nil
+    /// A field no specification defines, sent so a client can be tested for keeping what it does not know.
+    var mockSite: JSONValue? = nil
 
     enum CodingKeys: String, CodingKey {
         case accessToken = "access_token"
@@ -18,5 +28,9 @@ struct TokenResponse: Encodable {
         case idToken = "id_token"
         case scope
         case sessionState = "session_state"
+        case patient, encounter, fhirContext, intent, tenant
+        case needPatientBanner = "need_patient_banner"
+        case smartStyleURL = "smart_style_url"
+        case mockSite = "x-mock-site"
     }
 }

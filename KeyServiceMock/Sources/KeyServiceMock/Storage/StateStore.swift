@@ -29,6 +29,8 @@ final class StateStore: Sendable {
         case refreshToken = "keyservice-mock/v2/refresh-token-id"
         case authorizationCode = "keyservice-mock/v2/authorization-code"
         case accessToken = "keyservice-mock/v2/access-token-id"
+        case opaqueAccessToken = "keyservice-mock/v2/smart-access-token"
+        case ehrLaunch = "keyservice-mock/v2/smart-ehr-launch"
     }
 
     private init(database: any DatabaseWriter, pepper: SecureBytes, signingSeed: SecureBytes, lockDescriptor: Int32?) {

@@ -1,0 +1,13 @@
+import Foundation
+
+/// What the server remembers of an opaque SMART access token; the token itself is kept only as its keyed hash.
+struct OpaqueAccessToken: Sendable {
+    let clientId: String
+    let subject: String
+    /// The session (refresh-token family) it was issued for: ending the session ends the token too.
+    let sessionId: String
+    /// The granted scope, which the FHIR endpoint checks.
+    let scope: String
+    let patient: String?
+    let expiresAt: Date
+}

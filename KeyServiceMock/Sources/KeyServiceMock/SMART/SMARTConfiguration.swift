@@ -1,0 +1,44 @@
+/// The SMART configuration document at `{fhirBase}/.well-known/smart-configuration` (SMART App Launch 2.2,
+/// "conformance").
+struct SMARTConfiguration: Encodable {
+    let issuer: String
+    let jwksURI: String
+    let authorizationEndpoint: String
+    let tokenEndpoint: String
+    let revocationEndpoint: String
+    let introspectionEndpoint: String
+    let tokenEndpointAuthMethodsSupported: [String]
+    let scopesSupported: [String]
+    let responseTypesSupported: [String]
+    let grantTypesSupported: [String]
+    let capabilities: [String]
+    let codeChallengeMethodsSupported: [String]
+
+    /// What this server can do, and names in `capabilities`.
+    static let supportedCapabilities = [
+        "launch-ehr", "launch-standalone", "client-public", "context-ehr-patient", "context-ehr-encounter",
+        "context-standalone-patient", "context-standalone-encounter", "permission-offline", "permission-v1",
+        "permission-v2", "permission-patient", "permission-user", "sso-openid-connect",
+    ]
+
+    /// The scopes `scopes_supported` lists: launch, identity and refresh scopes, and examples of resource scopes
+    /// (any v1 or v2 resource scope is taken).
+    static let supportedScopes = [
+        "openid", "fhirUser", "launch", "launch/patient", "launch/encounter", "offline_access", "online_access",
+        "patient/*.rs", "user/*.rs", "patient/*.cruds", "user/*.cruds", "patient/*.read", "user/*.read",
+    ]
+
+    enum CodingKeys: String, CodingKey {
+        case issuer, capabilities
+        case jwksURI = "jwks_uri"
+        case authorizationEndpoint = "authorization_endpoint"
+        case tokenEndpoint = "token_endpoint"
+        case revocationEndpoint = "revocation_endpoint"
+        case introspectionEndpoint = "introspection_endpoint"
+        case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
+        case scopesSupported = "scopes_supported"
+        case responseTypesSupported = "response_types_supported"
+        case grantTypesSupported = "grant_types_supported"
+        case codeChallengeMethodsSupported = "code_challenge_methods_supported"
+    }
+}
