@@ -69,6 +69,6 @@ public struct KeyServiceMockConfiguration: Sendable {
     }()
 
     /// The defaults: 127.0.0.1 on a free port, realm `demo`, in memory, user `demo`, client `vault`,
-    /// 10,000 keys per client and 100,000 in all, warnings and errors logged.
+    /// 10,000 keys per client and 100,000 in all, warnings and errors logged, the SMART mode off.
     public init() {}
 }

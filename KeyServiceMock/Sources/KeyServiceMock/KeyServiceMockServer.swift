@@ -39,7 +39,7 @@ public final class KeyServiceMockServer: Sendable {
     ///
     /// Nothing answers below it unless the SMART mode is on.
     public var fhirBase: URL {
-        baseURL.appendingPathComponent("fhir").appendingPathComponent("r4")
+        baseURL.appendingPathComponent(String(Layout.fhirBase.dropFirst()))
     }
 
     /// Creates an EHR launch for `patient` (and `encounter`) and returns its opaque `launch` id.

@@ -132,4 +132,13 @@ struct SMARTDiscoveryTests {
             #expect(!tokens.has("patient"))
         }
     }
+
+    @Test("a SMART mode without patients, or with an empty default patient, does not start")
+    func invalidMode() async throws {
+        for adjust: (inout SMARTMode) -> Void in [{ $0.patientCount = 0 }, { $0.defaultPatient = "" }] {
+            await #expect(throws: KeyServiceMockError.self) {
+                try await KeyServiceMockServer.withServer(SMARTClient.configuration(adjust)) { _ in }
+            }
+        }
+    }
 }

@@ -184,7 +184,8 @@ struct OpenIDRoutes: Sendable {
                 scope: provider.grantedScope(requested: fields["scope"] ?? "openid"),
                 at: now
             )
-            return issued(session, grantType: grantType, nonce: nil, logger: logger)
+            // No launch, so no context: in the SMART mode only the opaque token and the unknown field.
+            return issued(session, grantType: grantType, nonce: nil, includesContext: false, logger: logger)
         default:
             throw RequestRefusal.oauth("unsupported_grant_type", "grant_type \(grantType) is not supported")
         }
