@@ -97,7 +97,7 @@ public actor SMARTClient {
         var configuration = configuration
         configuration.providerMetadata = try ProviderMetadata(
             issuer: fhirBase,
-            issuerIdentifier: smart.issuer ?? fhirBase.absoluteString,
+            issuerIdentifier: smart.issuer,
             authorizationEndpoint: smart.authorizationEndpoint,
             tokenEndpoint: smart.tokenEndpoint,
             revocationEndpoint: smart.revocationEndpoint,

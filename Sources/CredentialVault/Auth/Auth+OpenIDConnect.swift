@@ -196,11 +196,11 @@ extension Auth {
         guard value("state") == state else {
             throw .openIDConnectFailed("the redirect's state does not match this login (possible forgery)")
         }
-        if let issuer = value("iss") {
-            guard issuer == metadata.issuerIdentifier else {
+        if let issuer = value("iss"), let expected = metadata.issuerIdentifier {
+            guard issuer == expected else {
                 throw .openIDConnectFailed(
                     "the redirect says it comes from \(VaultError.printable(issuer, limit: 200)), not from "
-                        + "\(metadata.issuerIdentifier) (RFC 9207)"
+                        + "\(expected) (RFC 9207)"
                 )
             }
         } else if metadata.authorizationResponseIssuer {
@@ -243,8 +243,14 @@ extension Auth {
             }
             return (namedUser, nil)
         }
+        guard let issuer = metadata.issuerIdentifier else {
+            throw .openIDConnectFailed(
+                "the server states no issuer, so its id token cannot be checked (ask without the openid scope, and "
+                    + "name the user)"
+            )
+        }
         let verifier = IDTokenVerifier(
-            issuer: metadata.issuerIdentifier,
+            issuer: issuer,
             clientId: configuration.clientId,
             // The leeway is also the refresh margin; a generous one must not make id_token times lax.
             leeway: min(configuration.leeway, IDTokenVerifier.maximumClockSkew)

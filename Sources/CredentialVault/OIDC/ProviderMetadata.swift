@@ -4,8 +4,10 @@ public import Foundation
 public struct ProviderMetadata: Sendable, Equatable {
     /// The issuer, exactly as configured.
     public let issuer: URL
-    /// The issuer identifier exactly as the discovery document states it: an id_token's `iss` must equal it.
-    public let issuerIdentifier: String
+    /// The issuer identifier exactly as the discovery document states it: an id_token's `iss` and a redirect's `iss`
+    /// (RFC 9207) must equal it. Nil when the server states none (a SMART CapabilityStatement): no id token can then
+    /// be checked, and a redirect's `iss` cannot be.
+    public let issuerIdentifier: String?
     /// Where the user logs in (authorization code flow).
     public let authorizationEndpoint: URL
     /// Where codes and refresh tokens become tokens.
@@ -30,7 +32,7 @@ public struct ProviderMetadata: Sendable, Equatable {
     ///   ever sent to one.
     public init(
         issuer: URL,
-        issuerIdentifier: String,
+        issuerIdentifier: String?,
         authorizationEndpoint: URL,
         tokenEndpoint: URL,
         revocationEndpoint: URL? = nil,
