@@ -12,10 +12,10 @@ struct VaultCommand: AsyncParsableCommand {
             Passwords are never arguments: they are typed at the terminal without echo, or read as lines from \
             standard input with --password-stdin.
 
-            CONFIGURATION: flags, then environment variables (VAULT_ISSUER, VAULT_CLIENT_ID, VAULT_KEY_SERVICE, \
+            CONFIGURATION: flags, then environment variables (VAULT_FHIR, VAULT_ISSUER, VAULT_CLIENT_ID, VAULT_KEY_SERVICE, \
             VAULT_STORE, VAULT_USER, VAULT_SCOPES, VAULT_REDIRECT_URI, VAULT_TIMEOUT, VAULT_CLIENT_SECRET_FILE, \
             VAULT_CLIENT_KEY_FILE, VAULT_CLIENT_AUTH, VAULT_CONFIG), then \
-            $XDG_CONFIG_HOME/credential-vault/config.json (keys issuer, clientId, keyService, store, user, \
+            $XDG_CONFIG_HOME/credential-vault/config.json (keys fhir, issuer, clientId, keyService, store, user, \
             scopes, redirectURI, timeout, clientSecretFile, clientKeyFile, clientAuth). A confidential client's \
             secret or key lives in a file of its own, readable by you alone (chmod 600). `vault config` shows \
             each effective value and where it came from.

@@ -26,19 +26,24 @@ struct ReadmeTests {
     }
 
     @Test(
-        "the README's Swift block builds in a package that depends on this one, and runs against KeyServiceMock",
+        "the README's two Swift programs build in a package that depends on this one, and run against KeyServiceMock",
         .timeLimit(.minutes(20))
     )
     func libraryExample() async throws {
         let readme = try String(contentsOf: Self.packageRoot.appending(path: "README.md"), encoding: .utf8)
         let blocks = Self.swiftBlocks(readme)
-        try #require(blocks.count == 1, "the README has one Swift program; found \(blocks.count) blocks")
+        try #require(
+            blocks.count == 2,
+            "the README has two Swift programs (the vault, then SMART on FHIR); found \(blocks.count) blocks"
+        )
 
         // A package as a reader would make it, kept under .build-readme/ so a second run builds incrementally.
         let work = Self.packageRoot.appending(path: ".build-readme")
         let package = work.appending(path: "package")
         let sources = package.appending(path: "Sources/readme-example")
+        let smartSources = package.appending(path: "Sources/readme-smart-example")
         try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: smartSources, withIntermediateDirectories: true)
         let manifest = """
             // swift-tools-version:6.1
             import PackageDescription
@@ -51,7 +56,14 @@ struct ReadmeTests {
                     .executableTarget(
                         name: "readme-example",
                         dependencies: [.product(name: "CredentialVault", package: "\(Self.packageRoot.lastPathComponent)")]
-                    )
+                    ),
+                    .executableTarget(
+                        name: "readme-smart-example",
+                        dependencies: [
+                            .product(name: "CredentialVault", package: "\(Self.packageRoot.lastPathComponent)"),
+                            .product(name: "CredentialVaultSMART", package: "\(Self.packageRoot.lastPathComponent)"),
+                        ]
+                    ),
                 ]
             )
 
@@ -60,6 +72,7 @@ struct ReadmeTests {
         // Written anew every run so the one file is always recompiled: an incremental build once linked a
         // main.swift compiled against an earlier CredentialVault.
         try Data(blocks[0].utf8).write(to: sources.appending(path: "main.swift"))
+        try Data(blocks[1].utf8).write(to: smartSources.appending(path: "main.swift"))
 
         let scratch = work.appending(path: "scratch")
         // SwiftPM's incremental build of a path dependency does not notice a source file added to it (the
@@ -102,6 +115,27 @@ struct ReadmeTests {
             #expect(run.stdout.contains("demo-user"), "the password login printed the user")
             #expect(run.stdout.contains("fresh token for demo-user"), "\(run.stdout)")
             #expect(!run.stdout.contains("login failed"), "\(run.stdout)")
+        }
+
+        var smart = KeyServiceMockConfiguration()
+        smart.smart = SMARTMode()
+        try await KeyServiceMockServer.withServer(smart) { server in
+            var exampleEnvironment = environment
+            let base = server.baseURL.absoluteString
+            exampleEnvironment["BASE"] = base.hasSuffix("/") ? String(base.dropLast()) : base
+            exampleEnvironment["TMPDIR"] = home.path
+            let run = try await CLISandbox.run(
+                executable: scratch.appending(path: "debug/readme-smart-example"),
+                arguments: [],
+                stdin: "",
+                environment: exampleEnvironment,
+                in: home
+            )
+            #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+            #expect(run.stdout.contains("launched for patient p1"), "\(run.stdout)")
+            #expect(run.stdout.contains("same context after the password: true"), "\(run.stdout)")
+            #expect(run.stdout.contains("read Patient/p1"), "\(run.stdout)")
+            #expect(run.stdout.contains("3 pages, 12 patients"), "\(run.stdout)")
         }
     }
 

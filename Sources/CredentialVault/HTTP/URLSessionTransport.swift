@@ -67,6 +67,10 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+        // Plain http goes only to loopback addresses, over a socket of the library's own (see LoopbackHTTPClient).
+        if request.url.scheme?.lowercased() == "http", let host = request.url.host, Loopback.isAddress(host) {
+            return try await LoopbackHTTPClient.send(request)
+        }
         var prepared = URLRequest(url: request.url, timeoutInterval: request.timeout)
         prepared.httpMethod = request.method
         for (name, value) in request.headers { prepared.setValue(value, forHTTPHeaderField: name) }
@@ -188,11 +192,11 @@ public final class URLSessionTransport: HTTPTransport {
         }
     }
 
-    private static func seconds(_ interval: TimeInterval) -> String {
+    static func seconds(_ interval: TimeInterval) -> String {
         interval == interval.rounded() ? "\(Int(interval)) s" : "\(interval) s"
     }
 
-    private static func bytes(_ count: Int) -> String {
+    static func bytes(_ count: Int) -> String {
         count >= 1 << 20 && count % (1 << 20) == 0 ? "\(count >> 20) MiB" : "\(count) bytes"
     }
 }

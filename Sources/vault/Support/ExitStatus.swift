@@ -14,6 +14,7 @@ enum ExitStatus: Int32, CaseIterable {
     case failure = 70
     case deviceUnlockRefused = 77
     case configuration = 78
+    case accessDenied = 79
     case interrupted = 130
 
     /// What the code means, as `--help` and the README list it.
@@ -29,6 +30,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .failure: "any other failure (damaged store, unexpected answer, ...)"
         case .deviceUnlockRefused: "device unlock off or refused, and no password could be asked"
         case .configuration: "configuration error: unreadable config file or one others can write, bad URL"
+        case .accessDenied: "the FHIR server refused the request (HTTP 403): the granted scope does not cover it"
         case .interrupted: "interrupted (Ctrl-C)"
         }
     }
@@ -52,6 +54,7 @@ extension ExitStatus {
             (\.isNetworkError, .unavailable),
             (\.isLockTimeout, .unavailable),
             (\.isConfigurationError, .configuration),
+            (\.isAccessDenied, .accessDenied),
         ]
     }
 

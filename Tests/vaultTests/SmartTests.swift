@@ -1,0 +1,108 @@
+import Foundation
+import KeyServiceMock
+import Testing
+
+/// `vault smart launch`, `vault smart context` and `vault fhir get` over the built binary, each a new process,
+/// against KeyServiceMock's SMART mode.
+@Suite("vault smart and vault fhir")
+struct SmartTests {
+    static let password = "smart cli password"
+
+    static var smartServer: KeyServiceMockConfiguration {
+        var configuration = KeyServiceMockConfiguration()
+        configuration.smart = SMARTMode()
+        return configuration
+    }
+
+    @Test("a standalone launch, then the same context in a new process after the password, and every patient")
+    func standalone() async throws {
+        try await withSandbox(server: Self.smartServer) { sandbox in
+            let fhir = try #require(sandbox.server?.fhirBase.absoluteString)
+            let launch = try await sandbox.run(
+                ["smart", "launch", "--fhir", fhir, "--unattended", "--password-stdin"],
+                stdin: "\(Self.password)\n"
+            )
+            #expect(launch.status == 0, "\(launch.stderr)")
+            #expect(launch.stdout.contains("patient"), "\(launch.stdout)")
+            #expect(launch.stdout.contains("Registered"))
+
+            let context = try await sandbox.run(
+                ["smart", "context", "--json", "--fhir", fhir, "--password-stdin"],
+                stdin: "\(Self.password)\n"
+            )
+            #expect(context.status == 0, "\(context.stderr)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(context.stdout.utf8)) as? [String: Any])
+            #expect(json["patient"] as? String == "p1")
+            #expect(json["fhirBase"] as? String == fhir)
+            #expect(json["fhirUser"] as? String == "Patient/p1")
+            #expect(json["launch"] as? String == "standalone")
+            #expect(json["scope"] as? String == "launch/patient openid fhirUser offline_access patient/*.rs")
+            #expect((json["additionalFields"] as? [String: Any])?["x-mock-site"] != nil)
+
+            let all = try await sandbox.run(
+                ["fhir", "get", "Patient?_count=5", "--all-pages", "--fhir", fhir, "--password-stdin"],
+                stdin: "\(Self.password)\n"
+            )
+            #expect(all.status == 0, "\(all.stderr)")
+            let bundle = try #require(try JSONSerialization.jsonObject(with: Data(all.stdout.utf8)) as? [String: Any])
+            let entries = try #require(bundle["entry"] as? [[String: Any]])
+            let ids = entries.compactMap { ($0["resource"] as? [String: Any])?["id"] as? String }
+            #expect(ids == (1...12).map { "p\($0)" })
+        }
+    }
+
+    @Test("an EHR launch with --launch and --iss keeps the EHR's patient and encounter; a foreign iss is refused")
+    func ehrLaunch() async throws {
+        try await withSandbox(server: Self.smartServer) { sandbox in
+            let server = try #require(sandbox.server)
+            let fhir = server.fhirBase.absoluteString
+            let foreign = try await sandbox.run(
+                [
+                    "smart", "launch", "--fhir", fhir, "--launch", "x", "--iss", "https://ehr.example/fhir",
+                    "--unattended", "--password-stdin",
+                ],
+                stdin: "\(Self.password)\n"
+            )
+            #expect(foreign.status != 0)
+            #expect(foreign.stderr.contains("ehr.example"), "\(foreign.stderr)")
+
+            let id = server.createEHRLaunch(patient: "p4", encounter: "e9")
+            let launch = try await sandbox.run(
+                ["smart", "launch", "--fhir", fhir, "--launch", id, "--iss", fhir, "--unattended", "--password-stdin"],
+                stdin: "\(Self.password)\n",
+                environment: ["VAULT_SCOPES": "launch openid fhirUser offline_access user/*.rs"]
+            )
+            #expect(launch.status == 0, "\(launch.stderr)")
+            let context = try await sandbox.run(
+                ["smart", "context", "--json", "--fhir", fhir, "--password-stdin"],
+                stdin: "\(Self.password)\n"
+            )
+            #expect(context.status == 0, "\(context.stderr)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(context.stdout.utf8)) as? [String: Any])
+            #expect(json["patient"] as? String == "p4")
+            #expect(json["encounter"] as? String == "e9")
+            #expect(json["launch"] as? String == "ehr")
+            #expect(json["intent"] as? String == "reconcile-medications")
+        }
+    }
+
+    @Test("a 403 from the FHIR server says the scope does not cover it")
+    func forbidden() async throws {
+        var configuration = Self.smartServer
+        configuration.smart?.grantedScope = "launch/patient openid fhirUser offline_access patient/Observation.rs"
+        try await withSandbox(server: configuration) { sandbox in
+            let fhir = try #require(sandbox.server?.fhirBase.absoluteString)
+            let launch = try await sandbox.run(
+                ["smart", "launch", "--fhir", fhir, "--unattended", "--password-stdin"],
+                stdin: "\(Self.password)\n"
+            )
+            #expect(launch.status == 0, "\(launch.stderr)")
+            let read = try await sandbox.run(
+                ["fhir", "get", "Patient/p1", "--fhir", fhir, "--password-stdin"],
+                stdin: "\(Self.password)\n"
+            )
+            #expect(read.status == 79)
+            #expect(read.stderr.contains("scope does not cover"), "\(read.stderr)")
+        }
+    }
+}
