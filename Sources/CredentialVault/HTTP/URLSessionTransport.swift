@@ -5,9 +5,9 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// ``HTTPTransport`` over Foundation's URLSession (FoundationNetworking on Linux). Does not follow
-/// redirects, keeps no cookies and no cache, and reads an answer body only up to the request's
-/// ``HTTPRequest/maximumAnswerSize``.
+/// ``HTTPTransport`` over Foundation's URLSession (FoundationNetworking on Linux) for https, and over the library's
+/// own HTTP/1.1 client for plain http to a loopback address. Does not follow redirects, keeps no cookies and no
+/// cache, and reads an answer body only up to the request's ``HTTPRequest/maximumAnswerSize``.
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     private let delegate = NoRedirects()
