@@ -34,7 +34,15 @@ extension SMARTClient {
     public func search(_ query: String, allPages: Bool = false) async throws(VaultError) -> [JSONValue] {
         var next: URL? = try url(for: query)
         var bundles: [JSONValue] = []
-        while let page = next, bundles.count < Self.maximumPages {
+        while let page = next {
+            guard bundles.count < Self.maximumPages else {
+                throw VaultError(
+                    .unexpectedAnswer,
+                    reason: "The FHIR server's search \(VaultError.printable(query, limit: 200)) went on for more than "
+                        + "\(Self.maximumPages) pages; stopped there.",
+                    host: fhirBase.displayHost
+                )
+            }
             let bundle = try await json(at: page)
             guard bundle["resourceType"]?.stringValue == "Bundle" else {
                 throw VaultError(
@@ -130,19 +138,43 @@ extension SMARTClient {
     /// The URL of `path`: relative to the FHIR base (`Patient?_count=5`), or absolute under it (a `next` link).
     /// Anything that leaves the FHIR base is refused, so the access token is never sent elsewhere.
     func url(for path: String) throws(VaultError) -> URL {
+        let absolute = URL(string: path).flatMap { $0.scheme == nil ? nil : $0 }
         let base = fhirBase.absoluteString.hasSuffix("/") ? fhirBase.absoluteString : fhirBase.absoluteString + "/"
-        let text = path.contains("://") ? path : base + (path.hasPrefix("/") ? String(path.dropFirst()) : path)
-        guard let url = URL(string: text), text.hasPrefix(base), !url.path().split(separator: "/").contains("..")
-        else {
+        let relative = path.hasPrefix("/") ? String(path.dropFirst()) : path
+        guard let url = absolute ?? URL(string: base + relative), isUnderBase(url) else {
             throw VaultError(
                 .invalidConfiguration,
-                reason:
-                    "Refusing the FHIR path \(VaultError.printable(path, limit: 200)): it is not a relative path under "
+                reason: "Refusing the FHIR path \(VaultError.printable(path, limit: 200)): it is not a path under "
                     + "\(fhirBase.absoluteString), and the access token goes nowhere else.",
                 host: fhirBase.displayHost
             )
         }
         return url
+    }
+
+    /// Whether `url` is the FHIR base or below it: the same scheme, host and port, no user info, and a path that,
+    /// decoded, is the base's path or under it with no `.` or `..` segment, encoded slash or backslash (which some
+    /// servers resolve to another path).
+    nonisolated func isUnderBase(_ url: URL) -> Bool {
+        guard let target = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            let base = URLComponents(url: fhirBase, resolvingAgainstBaseURL: false),
+            target.scheme?.lowercased() == base.scheme?.lowercased(),
+            target.host?.lowercased() == base.host?.lowercased(),
+            Self.port(target) == Self.port(base), target.user == nil, target.password == nil
+        else { return false }
+        let encoded = target.percentEncodedPath
+        guard !encoded.lowercased().contains("%2f"), !encoded.lowercased().contains("%5c"),
+            let decoded = encoded.removingPercentEncoding, !decoded.contains("\\")
+        else { return false }
+        let segments = decoded.split(separator: "/", omittingEmptySubsequences: false)
+        guard !segments.contains(where: { $0 == "." || $0 == ".." }) else { return false }
+        var basePath = base.path
+        if basePath.hasSuffix("/") { basePath.removeLast() }
+        return decoded == basePath || decoded == basePath + "/" || decoded.hasPrefix(basePath + "/")
+    }
+
+    private nonisolated static func port(_ components: URLComponents) -> Int? {
+        components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
     }
 }
 

@@ -82,6 +82,8 @@ public actor SMARTClient {
             logger: configuration.logger
         )
         .configuration(for: fhirBase)
+        // Another call may have finished discovery while this one waited: there is one vault per client.
+        if let discovered { return discovered }
         // A CapabilityStatement cannot say; a smart-configuration that lists methods without S256 says no.
         if smart.source == .wellKnown, !smart.offersS256, !allowsServerWithoutS256 {
             let offered =
@@ -138,7 +140,7 @@ public actor SMARTClient {
     /// With `openid fhirUser` in the scopes the id token is validated and its `fhirUser` kept in the context.
     /// - Parameter userId: the name to keep the login under when no id token names the user (no `openid` scope).
     /// - Returns: the launch context.
-    /// - Throws: ``VaultError``, as ``Auth/performOpenIDConnectFlow(flow:userId:timeout:authorizationParameters:presentAuthorizationURL:)``.
+    /// - Throws: ``VaultError``, as ``Auth/performOpenIDConnectFlow(flow:userId:timeout:scopes:authorizationParameters:presentAuthorizationURL:)``.
     public func authorize(
         userId: String? = nil,
         timeout: Duration = .seconds(300),
@@ -147,14 +149,29 @@ public actor SMARTClient {
         let (smart, vault) = try await vaultAndConfiguration()
         var parameters = ["aud": fhirBase.absoluteString]
         let launch = pendingLaunch
-        if let launch { parameters["launch"] = launch }
-        pendingLaunch = nil
+        var scopes = configuration.scopes
+        if let launch {
+            parameters["launch"] = launch
+            // An EHR launch asks for the launch scope (SMART App Launch 2.2, "Scopes for requesting context data").
+            if !scopes.contains("launch") { scopes.insert("launch", at: 0) }
+        }
+        if smart.source == .capabilityStatement, smart.issuer == nil, scopes.contains("openid") {
+            throw VaultError(
+                .invalidConfiguration,
+                reason: "The FHIR server \(fhirBase.displayHost) states no issuer (it was found through its "
+                    + "CapabilityStatement), so an id token from it cannot be checked: ask without the openid scope, "
+                    + "and name the user."
+            )
+        }
         _ = try await vault.auth.performOpenIDConnectFlow(
             userId: userId,
             timeout: timeout,
+            scopes: scopes,
             authorizationParameters: parameters,
             presentAuthorizationURL: presentAuthorizationURL
         )
+        // The launch id is spent only by a launch that went through: a failed one can be tried again.
+        pendingLaunch = nil
         let fhirUser: String? = await vault.auth.idToken?["fhirUser"]
         let record = LaunchRecord(
             fhirBase: fhirBase.absoluteString,
@@ -214,7 +231,18 @@ public actor SMARTClient {
     }
 
     /// `request` with `Authorization: Bearer` and a fresh access token.
+    /// - Throws: ``VaultError`` `.invalidConfiguration` when the request's URL is not under ``fhirBase``: the access
+    ///   token goes nowhere else.
     public func authorizing(_ request: URLRequest) async throws(VaultError) -> URLRequest {
+        guard let url = request.url, isUnderBase(url) else {
+            throw VaultError(
+                .invalidConfiguration,
+                reason:
+                    "Refusing to authorize a request to \(VaultError.printable(request.url?.absoluteString ?? "", limit: 200)): "
+                    + "it is not under \(fhirBase.absoluteString), and the access token goes nowhere else.",
+                host: request.url?.displayHost
+            )
+        }
         var request = request
         request.setValue("Bearer \(try await accessToken().token)", forHTTPHeaderField: "Authorization")
         return request

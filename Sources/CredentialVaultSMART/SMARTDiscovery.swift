@@ -86,7 +86,12 @@ struct SMARTDiscovery: Sendable {
         )
 
         let metadataURL = fhirBase.appending(path: "metadata")
-        let second = try await fetch(metadataURL, accept: "application/fhir+json")
+        // A CapabilityStatement of a large server is far over the 1 MiB other answers get.
+        let second = try await fetch(
+            metadataURL,
+            accept: "application/fhir+json",
+            limit: SMARTClient.maximumFHIRAnswerSize
+        )
         let uris = second.status == 200 ? Self.oauthURIs(in: second.body) : [:]
         guard let authorization = uris["authorize"], let token = uris["token"] else {
             let secondProblem =
@@ -138,10 +143,20 @@ struct SMARTDiscovery: Sendable {
         return uris
     }
 
-    private func fetch(_ url: URL, accept: String) async throws(VaultError) -> HTTPResponse {
+    private func fetch(
+        _ url: URL,
+        accept: String,
+        limit: Int = HTTPRequest.defaultMaximumAnswerSize
+    ) async throws(VaultError) -> HTTPResponse {
         do {
             return try await transport.send(
-                HTTPRequest(method: "GET", url: url, headers: ["Accept": accept], timeout: timeout),
+                HTTPRequest(
+                    method: "GET",
+                    url: url,
+                    headers: ["Accept": accept],
+                    timeout: timeout,
+                    maximumAnswerSize: limit
+                ),
                 logger: logger
             )
         } catch {
@@ -162,7 +177,8 @@ struct SMARTDiscovery: Sendable {
         guard url.isSecureOrLoopback else {
             throw VaultError(
                 .insecureURL,
-                reason: "Refusing the discovered \(name) \(url.absoluteString.prefix(300)): secrets may only go over "
+                reason:
+                    "Refusing the discovered \(name) \(VaultError.printable(url.absoluteString, limit: 300)): secrets may only go over "
                     + "https, or plain http to a loopback address.",
                 host: url.displayHost
             )

@@ -6,6 +6,10 @@ import Testing
 
 @testable import CredentialVaultSMART
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// FHIR requests with an always-fresh access token: reads, searches across pages, a token that expires mid-way,
 /// a 401 that refreshes once, and a 403 that is the scope's, against KeyServiceMock's FHIR endpoint.
 @Suite("FHIR requests with a fresh token")
@@ -82,11 +86,22 @@ struct FHIRRequestTests {
             #expect(
                 try await client.url(for: base + "/Patient?_offset=5").absoluteString == base + "/Patient?_offset=5"
             )
-            for outside in [
+            // HAPI FHIR's paging links sit on the base itself; a search may carry a URL in its query.
+            #expect(try await client.url(for: base + "?_getpages=abc&_getpagesoffset=5").absoluteString.hasPrefix(base))
+            _ = try await client.url(for: "Observation?code=http://loinc.org|8867-4")
+            let port = fixture.server.fhirBase.port ?? 0
+            let outside = [
                 "https://evil.example/fhir/r4/Patient", "../Patient", "Patient/../../x", base + "x/Patient",
-            ] {
+                "Patient/%2e%2e/%2e%2e/admin", "Patient/%2E%2E/%2E%2E/auth", "Patient/.%2e/x", "Patient/..%2fx",
+                "Patient/%5c..%5cx", "http://127.0.0.1:\(port)@evil.example/fhir/r4/Patient",
+                "http://user@127.0.0.1:\(port)/fhir/r4/Patient", "https://127.0.0.1:\(port)/fhir/r4/Patient",
+            ]
+            for outside in outside {
                 await #expect(throws: VaultError.self, "\(outside)") { try await client.url(for: outside) }
             }
+            var elsewhere = URLRequest(url: URL(string: "https://evil.example/fhir/r4/Patient")!)
+            elsewhere.httpMethod = "GET"
+            await #expect(throws: VaultError.self) { try await client.authorizing(elsewhere) }
         }
     }
 }

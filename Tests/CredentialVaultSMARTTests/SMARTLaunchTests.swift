@@ -76,6 +76,16 @@ struct SMARTLaunchTests {
         }
     }
 
+    @Test("an EHR launch adds the launch scope when the app's scopes lack it")
+    func ehrLaunchAddsScope() async throws {
+        try await SMARTFixture.with { fixture in
+            let id = fixture.server.createEHRLaunch(patient: "p5")
+            let (_, launched) = try await fixture.launch(ehr: id)
+            #expect(launched.patient == "p5")
+            #expect(launched.scope?.contains("launch") == true)
+        }
+    }
+
     @Test("an EHR launch from a server the app does not trust is refused before any request")
     func foreignIssuer() async throws {
         try await SMARTFixture.with { fixture in

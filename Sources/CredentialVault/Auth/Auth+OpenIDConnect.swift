@@ -24,6 +24,7 @@ extension Auth {
     /// scope (a plain OAuth 2 server) there is no id_token: `userId` is then the name to keep the login under.
     /// The access token is never read for the user: it is the resource server's, and may be opaque.
     ///
+    /// `scopes`, when given, are asked for instead of the configuration's (SMART's EHR launch adds `launch`).
     /// `authorizationParameters` go into the authorization request beside the standard ones, which they cannot
     /// replace (SMART on FHIR adds `aud` and `launch`). The answer's other fields (the granted `scope`, a launch
     /// context) become the session's context (``sessionContext``), sealed with the refresh token.
@@ -34,6 +35,7 @@ extension Auth {
         flow: Flow = .signIn,
         userId namedUser: String? = nil,
         timeout: Duration = .seconds(300),
+        scopes: [String]? = nil,
         authorizationParameters: [String: String] = [:],
         presentAuthorizationURL: @escaping @Sendable (URL) async -> Void
     ) async throws(VaultError) -> String {
@@ -64,7 +66,7 @@ extension Auth {
             "response_type": "code",
             "client_id": configuration.clientId,
             "redirect_uri": redirectURI.absoluteString,
-            "scope": configuration.scopes.joined(separator: " "),
+            "scope": (scopes ?? configuration.scopes).joined(separator: " "),
             "state": state,
             "nonce": nonce,
             "code_challenge": pkce.challenge,
@@ -135,7 +137,13 @@ extension Auth {
             guard error.isLoginExpired else { throw error }
             throw .openIDConnectFailed("the issuer refused the authorization code (invalid_grant)")
         }
-        let (userId, idToken) = try await user(from: response, nonce: nonce, metadata: metadata, namedUser: namedUser)
+        let (userId, idToken) = try await user(
+            from: response,
+            nonce: nonce,
+            metadata: metadata,
+            namedUser: namedUser,
+            openID: (scopes ?? configuration.scopes).contains("openid")
+        )
         guard let refresh = response.refreshToken else { throw .noRefreshToken }
         endSession()
         session = ActiveSession(
@@ -148,7 +156,7 @@ extension Auth {
         return userId
     }
 
-    /// Passes an app's redirect to a waiting ``performOpenIDConnectFlow(flow:userId:timeout:authorizationParameters:presentAuthorizationURL:)``.
+    /// Passes an app's redirect to a waiting ``performOpenIDConnectFlow(flow:userId:timeout:scopes:authorizationParameters:presentAuthorizationURL:)``.
     /// - Returns: whether a flow was waiting for this URL.
     public func handleRedirect(url: URL) -> Bool {
         guard let pending = pendingRedirect, url.absoluteString.hasPrefix(pending.prefix) else { return false }
@@ -228,12 +236,13 @@ extension Auth {
         from response: TokenResponse,
         nonce: String,
         metadata: ProviderMetadata,
-        namedUser: String?
+        namedUser: String?,
+        openID: Bool
     ) async throws(VaultError) -> (userId: String, idToken: JWT?) {
         guard let idToken = response.idToken else {
             // An OpenID Provider asked for openid must answer with an id_token: without one nothing is validated,
             // so nothing is kept. A caller's name stands in only where no id_token was asked for.
-            guard !configuration.scopes.contains("openid") else {
+            guard !openID else {
                 throw .openIDConnectFailed("the issuer gave no id token, though the openid scope was asked for")
             }
             guard let namedUser, !namedUser.isEmpty else {

@@ -7,7 +7,7 @@ import VaultCrypto
 ///
 /// A session begins with ``loginWithPassword(userId:password:storeNewRefreshToken:)``,
 /// ``loginWithDeviceUnlock(userId:storeNewRefreshToken:)`` or
-/// ``performOpenIDConnectFlow(flow:userId:timeout:authorizationParameters:presentAuthorizationURL:)``. It keeps the access token, the
+/// ``performOpenIDConnectFlow(flow:userId:timeout:scopes:authorizationParameters:presentAuthorizationURL:)``. It keeps the access token, the
 /// refresh token and, after a password or device login, the user's unlocked envelope, so every rotated
 /// refresh token is sealed and written before anyone sees the access token that came with it. The data
 /// key is zeroed when the session ends.
@@ -65,6 +65,10 @@ public actor Auth {
     /// not stored: keep what you need of it with ``addToSessionContext(_:)``).
     public var idToken: JWT? { session?.idToken }
 
+    /// Context names beginning with this are the app's: a token answer's field of such a name is dropped, so no
+    /// server can overwrite what the app recorded with ``addToSessionContext(_:)`` (name your fields so).
+    public static let appContextPrefix = "credential_vault"
+
     /// Lays `fields` over the session's context (a named field replaces the stored one) and, when the session keeps
     /// an unlocked envelope, seals the context anew with the stored refresh token before returning.
     /// - Throws: ``VaultError`` `.notLoggedIn` without a session; storage errors.
@@ -115,8 +119,11 @@ public actor Auth {
             }
             defer { withExtendedLifetime(lock) {} }
             let redeemed = try await redeem(refreshToken, sealingIn: current.envelope, onto: onDisk)
-            guard session?.id == id else { throw .notLoggedIn }
-            session?.refreshToken = redeemed.refreshToken
+            guard let now = session, now.id == id else { throw .notLoggedIn }
+            // Fields the app added while the answer was awaited (a session without an envelope keeps them in memory
+            // only) stay.
+            let added = now.refreshToken.context.filter { current.refreshToken.context[$0.key] != $0.value }
+            session?.refreshToken = redeemed.refreshToken.addingContext(added)
             keep(redeemed.accessToken)
             return .success(redeemed.accessToken)
         } catch {

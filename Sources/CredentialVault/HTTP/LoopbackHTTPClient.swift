@@ -1,10 +1,6 @@
-import Foundation
-
 #if canImport(Glibc)
+import Foundation
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Plain HTTP/1.1 to a loopback address, over a socket of its own: one request per connection
 /// (`Connection: close`), blocking calls on a thread of its own, every wait bounded by the request's deadline.
@@ -13,7 +9,8 @@ import Darwin
 /// socket-event plumbing on Linux can miss the event a request waits for: under load a request then hangs with its
 /// body half sent until the timeout (seen with gdb: no thread busy, the transfer waiting for an event that never
 /// came). Loopback `http` is what local servers, tests and the key service on this machine speak; `https` still goes
-/// through URLSession. Answers are read only up to the request's ``HTTPRequest/maximumAnswerSize``.
+/// through URLSession. Answers are read only up to the request's ``HTTPRequest/maximumAnswerSize``. Linux only: Apple
+/// platforms keep URLSession, which does not share the fault.
 enum LoopbackHTTPClient {
     /// The most header bytes read before the body.
     static let maximumHeaderSize = 64 * 1024
@@ -181,6 +178,9 @@ enum LoopbackHTTPClient {
                 }
                 // A server that keeps the connection open after a whole answer of known length is not waited for.
                 if isComplete(answer) { return answer }
+                if answer.count > maximumHeaderSize, headerEnd(answer[...]) == nil {
+                    throw failure(.noResponse, "the answer's headers are longer than \(maximumHeaderSize) bytes")
+                }
             } else if count == 0 {
                 return answer
             } else if errno == EAGAIN || errno == EINTR {
@@ -257,7 +257,11 @@ enum LoopbackHTTPClient {
             let body: [UInt8]
             if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
                 body = try dechunk(rest, failure: failure)
-            } else if let text = headers["content-length"], let length = Int(text), length >= 0 {
+            } else if let text = headers["content-length"] {
+                // Two different lengths (joined above as "a, b") frame nothing: refused (RFC 9112 section 6.3).
+                guard let length = Int(text), length >= 0 else {
+                    throw failure(.noResponse, "the answer's Content-Length is not valid")
+                }
                 guard rest.count >= length else { throw failure(.noResponse, "the connection was dropped mid-answer") }
                 body = Array(rest.prefix(length))
             } else {
@@ -295,10 +299,10 @@ enum LoopbackHTTPClient {
             let sizeText =
                 String(decoding: rest[rest.startIndex..<lineEnd], as: UTF8.self)
                 .split(separator: ";").first.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? ""
-            guard let size = Int(sizeText, radix: 16), size >= 0 else {
-                throw failure(.noResponse, "the answer's chunked body is not valid")
-            }
             rest = rest[(lineEnd + 2)...]
+            guard let size = Int(sizeText, radix: 16), size >= 0, size <= rest.count else {
+                throw failure(.noResponse, "the answer's chunked body is not valid or was cut")
+            }
             if size == 0 { return body }
             guard rest.count >= size + 2 else { throw failure(.noResponse, "the connection was dropped mid-answer") }
             body.append(contentsOf: rest.prefix(size))
@@ -306,3 +310,4 @@ enum LoopbackHTTPClient {
         }
     }
 }
+#endif

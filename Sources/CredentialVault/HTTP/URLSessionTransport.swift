@@ -67,10 +67,12 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        // Plain http goes only to loopback addresses, over a socket of the library's own (see LoopbackHTTPClient).
+        #if canImport(Glibc)
+        // Plain http to a loopback address goes over a socket of the library's own (see LoopbackHTTPClient).
         if request.url.scheme?.lowercased() == "http", let host = request.url.host, Loopback.isAddress(host) {
             return try await LoopbackHTTPClient.send(request)
         }
+        #endif
         var prepared = URLRequest(url: request.url, timeoutInterval: request.timeout)
         prepared.httpMethod = request.method
         for (name, value) in request.headers { prepared.setValue(value, forHTTPHeaderField: name) }

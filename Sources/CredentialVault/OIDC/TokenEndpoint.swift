@@ -45,7 +45,7 @@ struct TokenEndpoint: Sendable {
     /// The fields of a token answer that are not kept as context: the tokens (secrets kept apart, or not at all)
     /// and the lifetimes, which are read at once and change with every answer.
     static let fieldsNotKept: Set<String> = [
-        "access_token", "refresh_token", "id_token", "expires_in", "refresh_expires_in",
+        "access_token", "refresh_token", "id_token", "expires_in", "refresh_expires_in", "device_secret",
     ]
 
     /// A 200 answer's body as a token response (RFC 6749 section 5.1), or nil when it is not one.
@@ -58,7 +58,7 @@ struct TokenEndpoint: Sendable {
             refreshToken: success.refresh_token.flatMap { $0.isEmpty ? nil : $0 },
             idToken: success.id_token,
             expiresIn: lifetime(expiresIn: success.expires_in?.value),
-            context: fields.filter { !fieldsNotKept.contains($0.key) }
+            context: fields.filter { !fieldsNotKept.contains($0.key) && !$0.key.hasPrefix(Auth.appContextPrefix) }
         )
     }
 
@@ -117,7 +117,11 @@ struct TokenEndpoint: Sendable {
             && response.headers["www-authenticate"] != nil
         if failure == nil, deadOnBareRefusal, response.status == 400 || response.status == 401, !challengesClient {
             let text = String(decoding: response.body.prefix(512), as: UTF8.self)
-            throw .loginExpired(saying: text.trimmingCharacters(in: .whitespacesAndNewlines))
+            // A server that echoes the request (the refresh token, a code) must not put it in an error message.
+            let echoed = fields.contains { name, value in
+                !["grant_type", "redirect_uri"].contains(name) && value.count >= 8 && text.contains(value.prefix(16))
+            }
+            throw .loginExpired(saying: echoed ? nil : text.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         throw .tokenRequestRefused(status: response.status, errorCode: failure?.error, host: host)
     }

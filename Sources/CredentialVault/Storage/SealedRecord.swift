@@ -20,9 +20,20 @@ enum SealedRecord {
         guard !token.context.isEmpty else { return (SecureBytes(Data(token.token.utf8)), nil) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        // Strings and finite JSON values always encode.
-        let data = try! encoder.encode(Record(refresh_token: token.token, context: token.context))
+        // A number that is not finite has no JSON form: it is kept as null. Then every value encodes.
+        let context = token.context.mapValues(finite)
+        let data = try! encoder.encode(Record(refresh_token: token.token, context: context))
         return (SecureBytes(data), recordPayload)
+    }
+
+    /// `value` with every number that is not finite (NaN, infinity) replaced by null.
+    static func finite(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .number(let number) where !number.isFinite: .null
+        case .array(let items): .array(items.map(finite))
+        case .object(let members): .object(members.mapValues(finite))
+        default: value
+        }
     }
 
     /// The refresh token of `userId` in an opened box; nil when the plaintext is not what `payload` says.

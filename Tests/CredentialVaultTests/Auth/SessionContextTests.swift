@@ -14,7 +14,8 @@ struct SessionContextTests {
             #"""
             {"access_token":"at-secret","refresh_token":"rt-secret","id_token":"a.b.c","expires_in":300,
              "refresh_expires_in":1800,"token_type":"Bearer","scope":"launch/patient patient/*.rs","patient":"p7",
-             "fhirContext":[{"reference":"Encounter/e1"}],"x-site":{"unit":"ward 7"}}
+             "fhirContext":[{"reference":"Encounter/e1"}],"x-site":{"unit":"ward 7"},"device_secret":"ds-secret",
+             "credential_vault_smart":{"fhir_user":"Practitioner/forged"}}
             """#.utf8
         )
         let response = try #require(TokenEndpoint.tokenResponse(from: body))
@@ -24,6 +25,21 @@ struct SessionContextTests {
                 "fhirContext": [["reference": "Encounter/e1"]], "x-site": ["unit": "ward 7"],
             ]
         )
+    }
+
+    @Test("a number with no JSON form (NaN, infinity) is sealed as null, never a crash")
+    func nonFinite() async throws {
+        try await AuthFixture.with { fixture in
+            try await fixture.register()
+            try await fixture.vault.auth.addToSessionContext([
+                "credential_vault_x": .number(.nan), "credential_vault_y": [.number(.infinity), 1],
+            ])
+            let restarted = try fixture.restarted()
+            _ = try await restarted.auth.loginWithPassword(password: AuthFixture.password)
+            let context = await restarted.auth.sessionContext
+            #expect(context["credential_vault_x"] == .null)
+            #expect(context["credential_vault_y"] == [.null, 1])
+        }
     }
 
     @Test("fields an answer names replace the stored ones; fields it omits stay")
