@@ -27,11 +27,8 @@ struct FhirGet: AsyncParsableCommand {
     var allPages = false
 
     func run() async throws {
-        let prompt = unlocking.prompt
         try await VaultContext.with(connection) { context in
-            let smart = try context.smartClient()
-            let userId = try await context.resolveRegisteredUser()
-            _ = try await context.unlock(userId: userId, prompt: prompt, allowDeviceUnlock: !unlocking.noDeviceUnlock)
+            let smart = try await context.unlockedSMARTClient(unlocking)
             let result: JSONValue
             if allPages {
                 let bundles = try await smart.search(path, allPages: true)

@@ -24,11 +24,8 @@ struct SmartContext: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let prompt = unlocking.prompt
         try await VaultContext.with(connection) { context in
-            let smart = try context.smartClient()
-            let userId = try await context.resolveRegisteredUser()
-            _ = try await context.unlock(userId: userId, prompt: prompt, allowDeviceUnlock: !unlocking.noDeviceUnlock)
+            let smart = try await context.unlockedSMARTClient(unlocking)
             guard let launched = await smart.launchContext else {
                 throw VaultError(.notLoggedIn, reason: "No session.")
             }

@@ -22,18 +22,6 @@ final class VaultContext {
         self.embedded = embedded
     }
 
-    /// The SMART client, or a configuration error naming how to set the FHIR server.
-    func smartClient() throws -> SMARTClient {
-        guard let smart else {
-            throw CLIError.configuration("no SMART on FHIR server is configured: set --fhir URL or VAULT_FHIR")
-        }
-        return smart
-    }
-
-    /// The scopes a SMART launch asks for when none are configured: the patient in context, the user's identity,
-    /// a refresh token, and reading and searching the patient's data.
-    static let defaultSMARTScopes = ["launch/patient", "openid", "fhirUser", "offline_access", "patient/*.rs"]
-
     var storeDirectory: URL { vault.userStorage.directory }
     var auth: Auth { vault.auth }
     var userStorage: UserStorage { vault.userStorage }

@@ -1,0 +1,25 @@
+import CredentialVaultSMART
+
+/// What the SMART commands share: the client, its default scopes, and the client with its session open.
+extension VaultContext {
+    /// The SMART client, or a configuration error naming how to set the FHIR server.
+    func smartClient() throws -> SMARTClient {
+        guard let smart else {
+            throw CLIError.configuration("no SMART on FHIR server is configured: set --fhir URL or VAULT_FHIR")
+        }
+        return smart
+    }
+
+    /// The scopes a SMART launch asks for when none are configured: the patient in context, the user's identity,
+    /// a refresh token, and reading and searching the patient's data.
+    static let defaultSMARTScopes = ["launch/patient", "openid", "fhirUser", "offline_access", "patient/*.rs"]
+
+    /// The SMART client with the stored login unlocked, as `token` unlocks it (device unlock when on, else the
+    /// password).
+    func unlockedSMARTClient(_ unlocking: UnlockOptions) async throws -> SMARTClient {
+        let smart = try smartClient()
+        let userId = try await resolveRegisteredUser()
+        _ = try await unlock(userId: userId, prompt: unlocking.prompt, allowDeviceUnlock: !unlocking.noDeviceUnlock)
+        return smart
+    }
+}
