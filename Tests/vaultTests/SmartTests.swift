@@ -68,7 +68,11 @@ struct SmartTests {
 
             let id = server.createEHRLaunch(patient: "p4", encounter: "e9")
             let launch = try await sandbox.run(
-                ["smart", "launch", "--fhir", fhir, "--launch", id, "--iss", fhir, "--unattended", "--password-stdin"],
+                // `--launch=ID`: an EHR's launch id may begin with `-`, which a separate argument would read as an option.
+                [
+                    "smart", "launch", "--fhir", fhir, "--launch=\(id)", "--iss", fhir, "--unattended",
+                    "--password-stdin",
+                ],
                 stdin: "\(Self.password)\n",
                 environment: ["VAULT_SCOPES": "launch openid fhirUser offline_access user/*.rs"]
             )

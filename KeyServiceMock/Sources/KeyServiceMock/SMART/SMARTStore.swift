@@ -25,7 +25,8 @@ final class SMARTStore: Sendable {
 
     /// Keeps an EHR launch for `patient` and `encounter` under a new random id, which it returns.
     func createLaunch(patient: String, encounter: String?) -> String {
-        let id = Base64URL.encode(SecureRandom.bytes(count: 16))
+        // Hex, so an id never begins with `-` and reads as an option on a command line.
+        let id = SecureRandom.bytes(count: 16).map { String(format: "%02x", $0) }.joined()
         let context = LaunchContext(patient: patient, encounter: encounter, isEHRLaunch: true)
         launches.withLockedValue { $0[state.hash(id, as: .ehrLaunch)] = context }
         return id
