@@ -30,7 +30,7 @@ build: deps
 # filled), which on two cores starves whatever else that process serves at the same moment.
 ALONE := CredentialVaultTests\.AuthTests|KeyServiceMockTests\.KeyServiceStatusTests|KeyServiceMockTests\.KeyLimitTests|VaultCryptoTests\.Argon2idTests|VaultCryptoTests\.DerivationQueueTests
 
-# The CLI suites run the built `vault` against a server in the test process, and the binary waits 15 s for an
+# The CLI suites run the built `credential-vault` against a server in the test process, and the binary waits 15 s for an
 # answer: they get a phase of their own, so the CPU-heavy suites cannot hold that server back past the timeout
 # on a busy two-core machine.
 CLI := vaultTests\.
@@ -57,9 +57,9 @@ test: deps
 	if [ -n "$$skip" ]; then echo "make test: the interop suite was SKIPPED: $$skip"; fi; \
 	exit $$status
 
-# The demo runs the keyservice-mock executable beside vault as a child process: both are built first.
+# The demo runs the keyservice-mock executable beside credential-vault as a child process: both are built first.
 demo: deps
-	$(SWIFT) build --product keyservice-mock && $(SWIFT) run vault demo
+	$(SWIFT) build --product keyservice-mock && $(SWIFT) run credential-vault demo
 
 lint:
 	$(SWIFT) format lint --strict --recursive $(LINT_PATHS)
@@ -109,7 +109,7 @@ bench-login: deps
 bench-heartbeat: deps
 	cd Benchmarks/heartbeat && $(SWIFT) run -c release heartbeat-benchmark
 
-# SIGKILL `vault token` at random moments (300 by default) and count logins lost in the window between the
+# SIGKILL `credential-vault token` at random moments (300 by default) and count logins lost in the window between the
 # issuer's rotation and the sealed write, and unreadable envelopes; release build.
 .PHONY: bench-kill
 bench-kill: deps

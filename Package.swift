@@ -11,7 +11,8 @@ let package = Package(
         .library(name: "CredentialVaultSMART", targets: ["CredentialVaultSMART"]),
         .library(name: "VaultCrypto", targets: ["VaultCrypto"]),
         .library(name: "KeyServiceMock", targets: ["KeyServiceMock"]),
-        .executable(name: "vault", targets: ["vault"]),
+        // The tool is credential-vault: `vault` is HashiCorp Vault's command, on many engineers' PATH.
+        .executable(name: "credential-vault", targets: ["vault"]),
         .executable(name: "keyservice-mock", targets: ["keyservice-mock"]),
     ],
     dependencies: [

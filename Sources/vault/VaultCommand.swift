@@ -3,25 +3,25 @@ import ArgumentParser
 @main
 struct VaultCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "vault",
+        commandName: "credential-vault",
         abstract: "Keeps you signed in with a short password: an encrypted refresh token, unlocked by a key service.",
         discussion: """
-            Start with `vault register` (OpenID Connect in a browser, then a new password); then `vault token` \
-            prints a fresh access token: curl -H "Authorization: Bearer $(vault token)" ...
+            Start with `credential-vault register` (OpenID Connect in a browser, then a new password); then `credential-vault token` \
+            prints a fresh access token: curl -H "Authorization: Bearer $(credential-vault token)" ...
 
             Passwords are never arguments: they are typed at the terminal without echo, or read as lines from \
             standard input with --password-stdin.
 
-            CONFIGURATION: flags, then environment variables (VAULT_FHIR, VAULT_ISSUER, VAULT_CLIENT_ID, VAULT_KEY_SERVICE, \
-            VAULT_STORE, VAULT_USER, VAULT_SCOPES, VAULT_REDIRECT_URI, VAULT_TIMEOUT, VAULT_CLIENT_SECRET_FILE, \
-            VAULT_CLIENT_KEY_FILE, VAULT_CLIENT_AUTH, VAULT_CONFIG), then \
+            CONFIGURATION: flags, then environment variables (CREDENTIAL_VAULT_FHIR, CREDENTIAL_VAULT_ISSUER, CREDENTIAL_VAULT_CLIENT_ID, CREDENTIAL_VAULT_KEY_SERVICE, \
+            CREDENTIAL_VAULT_STORE, CREDENTIAL_VAULT_USER, CREDENTIAL_VAULT_SCOPES, CREDENTIAL_VAULT_REDIRECT_URI, CREDENTIAL_VAULT_TIMEOUT, CREDENTIAL_VAULT_CLIENT_SECRET_FILE, \
+            CREDENTIAL_VAULT_CLIENT_KEY_FILE, CREDENTIAL_VAULT_CLIENT_AUTH, CREDENTIAL_VAULT_CONFIG), then \
             $XDG_CONFIG_HOME/credential-vault/config.json (keys fhir, issuer, clientId, keyService, store, user, \
             scopes, redirectURI, timeout, clientSecretFile, clientKeyFile, clientAuth). A confidential client's \
-            secret or key lives in a file of its own, readable by you alone (chmod 600). `vault config` shows \
+            secret or key lives in a file of its own, readable by you alone (chmod 600). `credential-vault config` shows \
             each effective value and where it came from.
 
             EMBEDDED DEFAULT: with no issuer and no key service configured, vault runs the package's \
-            keyservice-mock (beside vault, else on PATH) as a child process on 127.0.0.1, with its state and a \
+            keyservice-mock (beside credential-vault, else on PATH) as a child process on 127.0.0.1, with its state and a \
             remembered port under \
             $XDG_STATE_HOME/credential-vault, and says so in one line on standard error.
 

@@ -6,8 +6,8 @@ import Glibc
 #endif
 
 /// The config file names the issuer and the key service, so whoever can write it receives the refresh token at
-/// the next login: `vault` reads only a file of the user's own that nobody else can write.
-@Suite("vault: a config file others can write is refused (exit 78)")
+/// the next login: `credential-vault` reads only a file of the user's own that nobody else can write.
+@Suite("credential-vault: a config file others can write is refused (exit 78)")
 struct ConfigFilePermissionTests {
     /// Writes a config file naming a valid issuer into the sandbox's default location, with `mode`.
     static func writeConfig(in sandbox: CLISandbox, mode: Int) throws -> URL {

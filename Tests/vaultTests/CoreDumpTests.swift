@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 
-/// Passwords, refresh tokens and keys live in `vault`'s memory: its process writes no core file and other
+/// Passwords, refresh tokens and keys live in `credential-vault`'s memory: its process writes no core file and other
 /// processes of the same user cannot read its memory (Linux: RLIMIT_CORE 0, PR_SET_DUMPABLE 0).
-@Suite("vault: no core files, no same-user ptrace")
+@Suite("credential-vault: no core files, no same-user ptrace")
 struct CoreDumpTests {
-    /// Starts `vault decode` on a pseudo-terminal (it then waits for the token), as `nobody` when the tests
+    /// Starts `credential-vault decode` on a pseudo-terminal (it then waits for the token), as `nobody` when the tests
     /// run as root, so that the owner of its /proc files tells dumpable from not. Waits until its core limit
     /// reads 0 (set last at start: PR_SET_DUMPABLE is done by then), prints `CORE=soft,hard`, `OWNER=` (the
     /// owner of /proc/PID/status: root when the process is not dumpable), `UID=` (its real user), ends the

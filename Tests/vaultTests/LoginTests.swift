@@ -4,7 +4,7 @@ import KeyServiceMock
 import Testing
 
 /// The password story over the built binary: register, login, token, whoami, lockout, logout.
-@Suite("vault: register, log in, tokens, lockout, logout")
+@Suite("credential-vault: register, log in, tokens, lockout, logout")
 struct LoginTests {
     static let password = "correct horse"
 

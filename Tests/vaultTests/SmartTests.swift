@@ -2,7 +2,7 @@ import Foundation
 import KeyServiceMock
 import Testing
 
-/// `vault smart launch`, `vault smart context` and `vault fhir get` over the built binary, each a new process,
+/// `credential-vault smart launch`, `credential-vault smart context` and `credential-vault fhir get` over the built binary, each a new process,
 /// against KeyServiceMock's SMART mode.
 @Suite("vault smart and vault fhir")
 struct SmartTests {
@@ -74,7 +74,7 @@ struct SmartTests {
                     "--password-stdin",
                 ],
                 stdin: "\(Self.password)\n",
-                environment: ["VAULT_SCOPES": "launch openid fhirUser offline_access user/*.rs"]
+                environment: ["CREDENTIAL_VAULT_SCOPES": "launch openid fhirUser offline_access user/*.rs"]
             )
             #expect(launch.status == 0, "\(launch.stderr)")
             let context = try await sandbox.run(

@@ -49,7 +49,7 @@ struct TerminalTests {
 
     static let password = "hunter2-typed-secret"
 
-    /// `vault register` as a person runs it: the test plays the browser (it opens the printed URL and
+    /// `credential-vault register` as a person runs it: the test plays the browser (it opens the printed URL and
     /// follows the issuer's redirect to the loopback listener), then types the new password twice.
     static let browserScript = #"""
         import sys

@@ -1,9 +1,10 @@
 import CredentialVault
 import Foundation
+import KeyServiceMock
 import Testing
 
 /// The commands that need no login, the embedded default and the demo.
-@Suite("vault: decode, config, embedded default, demo, help")
+@Suite("credential-vault: decode, config, embedded default, demo, help")
 struct ToolTests {
     static func base64URL(_ text: String) -> String {
         Data(text.utf8).base64EncodedString()
@@ -54,7 +55,7 @@ struct ToolTests {
             .write(to: file)
             let result = try await sandbox.run(
                 ["config", "--json", "--client-id", "flag-client"],
-                environment: ["VAULT_USER": "from-env", "VAULT_STORE": "/tmp/somewhere"]
+                environment: ["CREDENTIAL_VAULT_USER": "from-env", "CREDENTIAL_VAULT_STORE": "/tmp/somewhere"]
             )
             #expect(result.status == 0, "\(result.stderr)")
             let object = try #require(
@@ -69,10 +70,10 @@ struct ToolTests {
             #expect(entry("key-service").value == "https://file.example/realms/x/keyservice/v1")
             #expect(entry("key-service").source == "derived from the issuer")
             #expect(entry("user").value == "from-env")
-            #expect(entry("user").source == "environment VAULT_USER")
+            #expect(entry("user").source == "environment CREDENTIAL_VAULT_USER")
             #expect(entry("client-id").value == "flag-client")
             #expect(entry("client-id").source == "flag --client-id")
-            #expect(entry("store").source == "environment VAULT_STORE")
+            #expect(entry("store").source == "environment CREDENTIAL_VAULT_STORE")
             #expect(entry("scopes").source == "default")
 
             let table = try await sandbox.run(["config"])
@@ -82,6 +83,26 @@ struct ToolTests {
             let typo = try await sandbox.run(["config"])
             #expect(typo.status == 78)
             #expect(typo.stderr.contains("unknown key 'isuer'"))
+        }
+    }
+
+    @Test("the old VAULT_ names are read when the new ones are unset, with one note each; the new ones win")
+    func legacyEnvironment() async throws {
+        try await withSandbox { sandbox in
+            let issuer = try #require(sandbox.server?.issuer.absoluteString)
+            let old = try await sandbox.run(
+                ["config"],
+                environment: ["CREDENTIAL_VAULT_ISSUER": "", "VAULT_ISSUER": issuer, "VAULT_CLIENT_ID": "legacy-app"]
+            )
+            #expect(old.status == 0, "\(old.stderr)")
+            #expect(old.stdout.contains("environment VAULT_ISSUER"), "\(old.stdout)")
+            #expect(old.stdout.contains("legacy-app"))
+            #expect(old.stderr.contains("reading VAULT_ISSUER as CREDENTIAL_VAULT_ISSUER"), "\(old.stderr)")
+            #expect(old.stderr.components(separatedBy: "reading VAULT_ISSUER").count == 2, "one note per name")
+
+            let both = try await sandbox.run(["config"], environment: ["VAULT_CLIENT_ID": "legacy-app"])
+            #expect(both.stdout.contains("environment CREDENTIAL_VAULT_ISSUER"), "\(both.stdout)")
+            #expect(!both.stderr.contains("reading VAULT_ISSUER"))
         }
     }
 
@@ -97,7 +118,9 @@ struct ToolTests {
             #expect(lines.count == 1, "\(register.stderr)")
             let line = String(try #require(lines.first))
             #expect(
-                line.hasPrefix("vault: no issuer configured: using the embedded KeyServiceMock at http://127.0.0.1:")
+                line.hasPrefix(
+                    "credential-vault: no issuer configured: using the embedded KeyServiceMock at http://127.0.0.1:"
+                )
             )
             let state = sandbox.root.appending(path: "state/credential-vault/keyservice-mock")
             #expect(FileManager.default.fileExists(atPath: state.appending(path: "state.sqlite").path))

@@ -2,13 +2,13 @@ import ArgumentParser
 import CredentialVault
 import Foundation
 
-/// `vault config`: each effective setting and where it came from.
+/// `credential-vault config`: each effective setting and where it came from.
 struct Config: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show each effective setting and its source (flag, environment, config file, default).",
         discussion: """
             Precedence: flags, then environment variables, then the config file \
-            ($XDG_CONFIG_HOME/credential-vault/config.json, or --config / VAULT_CONFIG), then defaults.
+            ($XDG_CONFIG_HOME/credential-vault/config.json, or --config / CREDENTIAL_VAULT_CONFIG), then defaults.
             Config file keys: \(Settings.allKeys.map(\.fileKey).joined(separator: ", ")).
             """
     )
@@ -59,7 +59,7 @@ struct Config: AsyncParsableCommand {
             }
             if settings.isEmbedded {
                 Terminal.output(
-                    "No issuer or key service is configured: vault runs its embedded KeyServiceMock, with its "
+                    "No issuer or key service is configured: credential-vault runs its embedded KeyServiceMock, with its "
                         + "state under \(Paths.embeddedRoot(environment: ProcessInfo.processInfo.environment).path)."
                 )
             }

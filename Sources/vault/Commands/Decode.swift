@@ -2,7 +2,7 @@ import ArgumentParser
 import CredentialVault
 import Foundation
 
-/// `vault decode`: the header and claims of any JWT, without checking its signature.
+/// `credential-vault decode`: the header and claims of any JWT, without checking its signature.
 struct Decode: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the header and claims of a JWT (argument or standard input). The signature is NOT checked.",

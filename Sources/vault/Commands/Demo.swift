@@ -3,7 +3,7 @@ import CredentialVault
 import Foundation
 import VaultCrypto
 
-/// `vault demo`: the whole story against keyservice-mock run as a child process, in temporary directories.
+/// `credential-vault demo`: the whole story against keyservice-mock run as a child process, in temporary directories.
 struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the whole story against keyservice-mock (a child process), in temporary directories.",

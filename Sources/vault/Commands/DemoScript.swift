@@ -64,7 +64,7 @@ struct DemoScript {
             "store now holds: \((files ?? []).sorted().joined(separator: ", ")) (the file name is a hash of the user id)"
         )
 
-        step(4, "A fresh start (as a new `vault login` would): log in with the password")
+        step(4, "A fresh start (as a new `credential-vault login` would): log in with the password")
         let later = try Vault(configuration: configuration)
         let token = try await timed("the password opened the refresh token; the issuer gave a new access token") {
             try await later.auth.loginWithPassword(userId: userId, password: password)

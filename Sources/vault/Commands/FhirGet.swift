@@ -3,7 +3,7 @@ import CredentialVault
 import CredentialVaultSMART
 import Foundation
 
-/// `vault fhir get`: a FHIR read or search, printed as pretty JSON.
+/// `credential-vault fhir get`: a FHIR read or search, printed as pretty JSON.
 struct FhirGet: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "get",
@@ -12,7 +12,7 @@ struct FhirGet: AsyncParsableCommand {
             The path is relative to the FHIR server (--fhir). With --all-pages a search follows each Bundle's next \
             link (only under the FHIR server) and prints one searchset Bundle with every entry. A 401 refreshes \
             the access token once and tries again; a 403 means the granted scope does not cover the request.
-            Unlocks like `vault token`.
+            Unlocks like `credential-vault token`.
             """
     )
 

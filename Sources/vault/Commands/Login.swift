@@ -2,7 +2,7 @@ import ArgumentParser
 import CredentialVault
 import Foundation
 
-/// `vault login`: the password opens the stored refresh token; the rotated one is sealed again.
+/// `credential-vault login`: the password opens the stored refresh token; the rotated one is sealed again.
 struct Login: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check the password: open the stored login and get a fresh access token.",
@@ -16,7 +16,7 @@ struct Login: AsyncParsableCommand {
 
     @OptionGroup var passwords: PasswordOptions
 
-    @Flag(help: "Also turn device unlock on, so `vault token` needs no password on this device.")
+    @Flag(help: "Also turn device unlock on, so `credential-vault token` needs no password on this device.")
     var rememberDevice = false
 
     func run() async throws {
@@ -33,7 +33,7 @@ struct Login: AsyncParsableCommand {
             }
             Terminal.output("Logged in as \(userId); the access token is valid \(Format.validity(token.expireDate)).")
             if rememberDevice {
-                Terminal.output("Device unlock is on: `vault token` needs no password on this device.")
+                Terminal.output("Device unlock is on: `credential-vault token` needs no password on this device.")
             }
         }
     }

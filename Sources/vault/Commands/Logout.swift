@@ -2,13 +2,13 @@ import ArgumentParser
 import CredentialVault
 import Foundation
 
-/// `vault logout`: revoke the refresh token at the issuer; `--clear-user` also removes the stored login.
+/// `credential-vault logout`: revoke the refresh token at the issuer; `--clear-user` also removes the stored login.
 struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Revoke the stored login at the issuer; with --clear-user also remove it from this device.",
         discussion: """
             Opening the refresh token to revoke it needs the password (or device unlock). Without --clear-user \
-            the user stays listed but the login no longer works: `vault register` logs in again. \
+            the user stays listed but the login no longer works: `credential-vault register` logs in again. \
             --clear-user --local-only removes the user's files without contacting the issuer (no password \
             needed; use it for a locked key).
             """
@@ -65,8 +65,8 @@ struct Logout: AsyncParsableCommand {
                 )
             } else {
                 Terminal.output(
-                    "Logged out \(userId): the refresh token is revoked at the issuer. `vault register` logs in "
-                        + "again; `vault logout --clear-user --local-only` removes the stored login."
+                    "Logged out \(userId): the refresh token is revoked at the issuer. `credential-vault register` logs in "
+                        + "again; `credential-vault logout --clear-user --local-only` removes the stored login."
                 )
             }
         }

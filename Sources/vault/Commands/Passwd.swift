@@ -2,7 +2,7 @@ import ArgumentParser
 import CredentialVault
 import Foundation
 
-/// `vault passwd`: a new password (and a new key) for the stored login.
+/// `credential-vault passwd`: a new password (and a new key) for the stored login.
 struct Passwd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Change the password of the stored login.",

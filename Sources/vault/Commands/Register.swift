@@ -2,7 +2,7 @@ import ArgumentParser
 import CredentialVault
 import Foundation
 
-/// `vault register`: the OpenID Connect code flow, then a new password that seals the refresh token.
+/// `credential-vault register`: the OpenID Connect code flow, then a new password that seals the refresh token.
 struct Register: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Log in with OpenID Connect and seal the refresh token under a new password.",
@@ -31,7 +31,7 @@ struct Register: AsyncParsableCommand {
     )
     var unattended = false
 
-    @Flag(help: "Also turn device unlock on, so `vault token` needs no password on this device.")
+    @Flag(help: "Also turn device unlock on, so `credential-vault token` needs no password on this device.")
     var rememberDevice = false
 
     @Option(help: "Seconds to wait for the browser to come back.")
@@ -66,7 +66,7 @@ struct Register: AsyncParsableCommand {
             Terminal.note("Logged in with OpenID Connect as \(userId).")
             if let configured = context.settings.user.value, configured != userId {
                 Terminal.note(
-                    "vault: note: the issuer logged in \(userId), not the configured user \(configured) "
+                    "credential-vault: note: the issuer logged in \(userId), not the configured user \(configured) "
                         + "(\(context.settings.user.source))"
                 )
             }
@@ -86,15 +86,15 @@ struct Register: AsyncParsableCommand {
                     + "\(context.storeDirectory.path)."
             )
             if rememberDevice {
-                Terminal.output("Device unlock is on: `vault token` needs no password on this device.")
+                Terminal.output("Device unlock is on: `credential-vault token` needs no password on this device.")
             }
         }
     }
 
     /// Said once on every registration against the embedded default, before a password is chosen for it.
     static let embeddedLockoutNote =
-        "vault: note: the embedded key service runs on this device, with its state on the same disk: its lockout "
+        "credential-vault: note: the embedded key service runs on this device, with its state on the same disk: its lockout "
         + "after three wrong passwords does not protect against someone who has this device (with a copy of the "
         + "disk, guesses are unlimited). For that protection, configure a real issuer and key service (--issuer, "
-        + "VAULT_ISSUER or the config file)."
+        + "CREDENTIAL_VAULT_ISSUER or the config file)."
 }

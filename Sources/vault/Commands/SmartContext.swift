@@ -3,13 +3,13 @@ import CredentialVault
 import CredentialVaultSMART
 import Foundation
 
-/// `vault smart context`: the launch context sealed with the login, after the password (or device unlock).
+/// `credential-vault smart context`: the launch context sealed with the login, after the password (or device unlock).
 struct SmartContext: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "context",
         abstract: "Show the launch context sealed with the login (a table, or JSON with --json).",
         discussion: """
-            Unlocks like `vault token`. JSON fields: patient, encounter, fhirContext (as sent), needPatientBanner, \
+            Unlocks like `credential-vault token`. JSON fields: patient, encounter, fhirContext (as sent), needPatientBanner, \
             smartStyleURL, intent, tenant, fhirUser, scope (as granted), fhirBase, issuer, tokenEndpoint, clientId, \
             launch ("ehr" or "standalone") and additionalFields (every field the server sent that is not one of \
             these, as sent). A field without a value is null.

@@ -3,17 +3,17 @@ import CredentialVault
 import CredentialVaultSMART
 import Foundation
 
-/// `vault smart launch`: a standalone or EHR launch, then a new password that seals the login and its context.
+/// `credential-vault smart launch`: a standalone or EHR launch, then a new password that seals the login and its context.
 struct SmartLaunch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "launch",
         abstract: "Launch at a FHIR server (standalone, or EHR with --launch and --iss) and seal the login.",
         discussion: """
-            Standalone: vault smart launch --fhir https://fhir.example/r4
-            EHR launch: vault smart launch --fhir URL --launch=ID --iss URL (the iss the EHR passed must be the \
+            Standalone: credential-vault smart launch --fhir https://fhir.example/r4
+            EHR launch: credential-vault smart launch --fhir URL --launch=ID --iss URL (the iss the EHR passed must be the \
             FHIR server; the launch scope is added; write --launch=ID, as an id may begin with -).
-            Scopes: VAULT_SCOPES or the config file's scopes; by default \
-            "launch/patient openid fhirUser offline_access patient/*.rs". Then, as for `vault register`, the new \
+            Scopes: CREDENTIAL_VAULT_SCOPES or the config file's scopes; by default \
+            "launch/patient openid fhirUser offline_access patient/*.rs". Then, as for `credential-vault register`, the new \
             password (twice on a terminal, or with --password-stdin).
             """
     )

@@ -2,7 +2,7 @@ import ArgumentParser
 import CredentialVault
 import Foundation
 
-/// `vault status`: the stored users and what is known about them, without any network call.
+/// `credential-vault status`: the stored users and what is known about them, without any network call.
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the stored users: password set, device unlock, key locked as far as known.",
@@ -53,7 +53,7 @@ struct Status: AsyncParsableCommand {
             Terminal.output("issuer  \(Format.escapingControlCharacters(issuer))")
             Terminal.output("store   \(Format.escapingControlCharacters(context.storeDirectory.path))")
             guard !rows.isEmpty else {
-                Terminal.output("no users stored: `vault register` logs in and sets a password")
+                Terminal.output("no users stored: `credential-vault register` logs in and sets a password")
                 return
             }
             let users = rows.map { Format.escapingControlCharacters($0.user) }

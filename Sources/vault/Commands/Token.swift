@@ -2,12 +2,12 @@ import ArgumentParser
 import CredentialVault
 import Foundation
 
-/// `vault token`: a fresh access token on standard output, for scripts.
+/// `credential-vault token`: a fresh access token on standard output, for scripts.
 struct Token: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print a fresh access token (and nothing else) on standard output.",
         discussion: """
-            For scripts: curl -H "Authorization: Bearer $(vault token)" https://api.example
+            For scripts: curl -H "Authorization: Bearer $(credential-vault token)" https://api.example
             Uses device unlock when it is on for the user (no password); otherwise the password, typed at the \
             terminal or read with --password-stdin.
             """

@@ -2,12 +2,12 @@ import ArgumentParser
 import CredentialVault
 import Foundation
 
-/// `vault whoami`: the claims of a fresh access token.
+/// `credential-vault whoami`: the claims of a fresh access token.
 struct Whoami: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
             "Show the claims of a fresh access token (a table, or JSON with --json); for an opaque one, sub and exp.",
-        discussion: "Unlocks like `vault token`: device unlock when it is on, otherwise the password."
+        discussion: "Unlocks like `credential-vault token`: device unlock when it is on, otherwise the password."
     )
 
     @OptionGroup var connection: ConnectionOptions

@@ -28,7 +28,7 @@ struct CLIError: Error, CustomStringConvertible {
             return CLIError(
                 status: status,
                 description: "the key service says the key\(who) is locked after three wrong passwords in a row; the "
-                    + "stored login can no longer be opened, not even with the right password. Run `vault register` "
+                    + "stored login can no longer be opened, not even with the right password. Run `credential-vault register` "
                     + "to log in with OpenID Connect again and set a new password."
             )
         case .keyLocked:
@@ -37,7 +37,7 @@ struct CLIError: Error, CustomStringConvertible {
                 description:
                     "wrong password\(userId.map { " for \($0)" } ?? ""), the third in a row on this device: the "
                     + "key service locks the key on the third, so it is most likely locked now. If the right password "
-                    + "is refused too, run `vault register` to log in with OpenID Connect again and set a new password."
+                    + "is refused too, run `credential-vault register` to log in with OpenID Connect again and set a new password."
             )
         case .wrongPassword:
             var message = "wrong password\(userId.map { " for \($0)" } ?? ""). Run the command again to retry"
@@ -53,13 +53,14 @@ struct CLIError: Error, CustomStringConvertible {
             let subject = userId.map { "no login is stored for \($0)" } ?? "no login is stored yet"
             return CLIError(
                 status: status,
-                description: "\(subject). Run `vault register` to log in with OpenID Connect and set a password."
+                description:
+                    "\(subject). Run `credential-vault register` to log in with OpenID Connect and set a password."
             )
         case .loginExpired:
             return CLIError(
                 status: status,
                 description: "the issuer no longer accepts the stored login\(who) (the refresh token expired or was "
-                    + "revoked). Run `vault register` to log in again."
+                    + "revoked). Run `credential-vault register` to log in again."
             )
         default:
             return CLIError(status: status, description: lowercasedFirst(error.description))

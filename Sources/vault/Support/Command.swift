@@ -2,7 +2,7 @@ import ArgumentParser
 import CredentialVault
 import Foundation
 
-/// Running a command body with `vault`'s error handling.
+/// Running a command body with `credential-vault`'s error handling.
 enum Command {
     /// Runs `body`; prints any failure as `vault: message` on standard error and exits with its status.
     static func run(_ body: () async throws -> Void) async throws {
@@ -27,7 +27,7 @@ enum Command {
     }
 
     static func fail(_ error: CLIError) -> ExitCode {
-        Terminal.note("vault: \(error.description)")
+        Terminal.note("credential-vault: \(error.description)")
         return ExitCode(error.status)
     }
 

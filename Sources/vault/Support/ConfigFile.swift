@@ -10,7 +10,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Reading the config file, which decides where `vault` sends a refresh token: only a file that nobody but
+/// Reading the config file, which decides where `credential-vault` sends a refresh token: only a file that nobody but
 /// its reader (or root) can change is read.
 enum ConfigFile {
     /// The longest config file read; a real one is a few hundred bytes.
@@ -21,7 +21,7 @@ enum ConfigFile {
     /// The file is opened once and its owner and mode are checked on that open file (no window for a swap
     /// between the check and the read).
     /// - Throws: ``CLIError`` (configuration, exit 78) when the file cannot be read, is too large, is writable by
-    ///   its group or by others, or belongs to another user than the one running `vault` (root excepted).
+    ///   its group or by others, or belongs to another user than the one running `credential-vault` (root excepted).
     static func contents(atPath path: String, required: Bool) throws -> Data? {
         guard let (file, status) = try openRegularFile(path, what: "the config file", missingIsNil: !required) else {
             return nil
@@ -110,7 +110,7 @@ enum ConfigFile {
             let copy = shellQuoted(path + ".new")
             throw CLIError.configuration(
                 "the config file \(path) belongs to another user (uid \(status.st_uid); you are uid \(user)), who "
-                    + "could point vault at another issuer and receive your refresh token. Replace it with a copy "
+                    + "could point credential-vault at another issuer and receive your refresh token. Replace it with a copy "
                     + "of your own: cp \(quoted) \(copy) && mv \(copy) \(quoted)"
             )
         }
@@ -124,7 +124,7 @@ enum ConfigFile {
                 }
             throw CLIError.configuration(
                 "the config file \(path) is writable by \(who) (mode \(octalMode(status))): "
-                    + "anyone who can write it could point vault at another issuer and receive your refresh token. "
+                    + "anyone who can write it could point credential-vault at another issuer and receive your refresh token. "
                     + "Run: chmod go-w \(quoted)"
             )
         }

@@ -5,23 +5,26 @@ struct ConnectionOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "A SMART on FHIR server's base URL: the login is a SMART launch there, whose endpoints it names "
-                + "(env VAULT_FHIR; the issuer is then not used).",
+                + "(env CREDENTIAL_VAULT_FHIR; the issuer is then not used).",
             valueName: "url"
         )
     )
     var fhir: String?
 
-    @Option(help: ArgumentHelp("The OpenID Connect issuer URL (env VAULT_ISSUER).", valueName: "url"))
+    @Option(help: ArgumentHelp("The OpenID Connect issuer URL (env CREDENTIAL_VAULT_ISSUER).", valueName: "url"))
     var issuer: String?
 
     @Option(
-        help: ArgumentHelp("The client id at the issuer (env VAULT_CLIENT_ID; default vault).", valueName: "id")
+        help: ArgumentHelp(
+            "The client id at the issuer (env CREDENTIAL_VAULT_CLIENT_ID; default vault).",
+            valueName: "id"
+        )
     )
     var clientId: String?
 
     @Option(
         help: ArgumentHelp(
-            "A confidential client's secret, read from a file only you can read (0600) (env VAULT_CLIENT_SECRET_FILE).",
+            "A confidential client's secret, read from a file only you can read (0600) (env CREDENTIAL_VAULT_CLIENT_SECRET_FILE).",
             valueName: "file"
         ),
         completion: .file()
@@ -31,7 +34,7 @@ struct ConnectionOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "A confidential client's private key (PEM, RSA or P-256) for private_key_jwt, read from a file only you "
-                + "can read (0600) (env VAULT_CLIENT_KEY_FILE).",
+                + "can read (0600) (env CREDENTIAL_VAULT_CLIENT_KEY_FILE).",
             valueName: "file"
         ),
         completion: .file()
@@ -40,27 +43,27 @@ struct ConnectionOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "The key service's v1 base URL (env VAULT_KEY_SERVICE; default ISSUER/keyservice/v1).",
+            "The key service's v1 base URL (env CREDENTIAL_VAULT_KEY_SERVICE; default ISSUER/keyservice/v1).",
             valueName: "url"
         )
     )
     var keyService: String?
 
     @Option(
-        help: ArgumentHelp("The directory of the encrypted logins (env VAULT_STORE).", valueName: "dir"),
+        help: ArgumentHelp("The directory of the encrypted logins (env CREDENTIAL_VAULT_STORE).", valueName: "dir"),
         completion: .directory
     )
     var store: String?
 
     @Option(
         name: [.short, .long],
-        help: ArgumentHelp("The user (env VAULT_USER; default: the only stored user).", valueName: "user")
+        help: ArgumentHelp("The user (env CREDENTIAL_VAULT_USER; default: the only stored user).", valueName: "user")
     )
     var user: String?
 
     @Option(
         help: ArgumentHelp(
-            "The configuration file (env VAULT_CONFIG; default $XDG_CONFIG_HOME/credential-vault/config.json).",
+            "The configuration file (env CREDENTIAL_VAULT_CONFIG; default $XDG_CONFIG_HOME/credential-vault/config.json).",
             valueName: "file"
         ),
         completion: .file(extensions: ["json"])

@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// The embedded default: the package's `keyservice-mock` run as a child process when no issuer is configured
-/// (``KeyServiceMockProcess``: `vault` links no server).
+/// (``KeyServiceMockProcess``: `credential-vault` links no server).
 ///
 /// Its state (keys, lock counts, refresh-token families, signing key) lives in SQLite under
 /// `$XDG_STATE_HOME/credential-vault/keyservice-mock`, and its port is chosen on first use and remembered
@@ -20,7 +20,7 @@ struct EmbeddedKeyService {
     let server: KeyServiceMockProcess
     private let lock: AdvisoryLock
 
-    /// Starts the server; waits (up to a minute) while another `vault` process uses it.
+    /// Starts the server; waits (up to a minute) while another `credential-vault` process uses it.
     static func start(
         clientId: String,
         redirectURI: String,
@@ -56,7 +56,7 @@ struct EmbeddedKeyService {
                         status: .unavailable,
                         description: "the embedded key service cannot listen on 127.0.0.1:\(remembered), the port "
                             + "it remembers (\(error)). Free the port, or remove \(portFile.path) to pick a new one "
-                            + "(logins stored with the old port then need `vault register`)."
+                            + "(logins stored with the old port then need `credential-vault register`)."
                     )
                 }
                 throw error
@@ -84,23 +84,25 @@ struct EmbeddedKeyService {
             .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
-    /// Stops the server and lets the next `vault` process have it.
+    /// Stops the server and lets the next `credential-vault` process have it.
     func stop() async {
         await server.stop()
         lock.release()
     }
 
-    /// One process at a time runs the embedded server on its state directory: a second `vault` waits here.
+    /// One process at a time runs the embedded server on its state directory: a second `credential-vault` waits here.
     private static func acquireLock(_ path: String) async throws -> AdvisoryLock {
         do {
             return try await AdvisoryLock.acquire(path: path, timeout: .seconds(60)) {
-                Terminal.note("vault: waiting for another vault command that uses the embedded key service")
+                Terminal.note(
+                    "credential-vault: waiting for another credential-vault command that uses the embedded key service"
+                )
             }
         } catch {
             guard error.isLockTimeout else { throw error }
             throw VaultError(
                 .lockTimeout,
-                reason: "Another vault command has used the embedded key service for a minute; try again."
+                reason: "Another credential-vault command has used the embedded key service for a minute; try again."
             )
         }
     }

@@ -2,7 +2,7 @@ import ArgumentParser
 import CredentialVault
 import Foundation
 
-/// The exit codes of `vault`, one per thing a script may want to react to (sysexits.h numbering).
+/// The exit codes of `credential-vault`, one per thing a script may want to react to (sysexits.h numbering).
 enum ExitStatus: Int32, CaseIterable {
     case success = 0
     case usage = 64
@@ -23,9 +23,9 @@ enum ExitStatus: Int32, CaseIterable {
         case .success: "success"
         case .usage: "usage: bad flag or argument, no password to read, new passwords differ, a password not UTF-8"
         case .wrongPassword: "wrong password (the key is not locked yet: retry)"
-        case .keyLocked: "key locked after 3 wrong passwords in a row: `vault register` starts over"
-        case .notRegistered: "no login stored for the user: run `vault register`"
-        case .loginExpired: "stored login expired or revoked at the issuer: run `vault register`"
+        case .keyLocked: "key locked after 3 wrong passwords in a row: `credential-vault register` starts over"
+        case .notRegistered: "no login stored for the user: run `credential-vault register`"
+        case .loginExpired: "stored login expired or revoked at the issuer: run `credential-vault register`"
         case .unavailable: "issuer or key service unreachable (the message names the host)"
         case .failure: "any other failure (damaged store, unexpected answer, ...)"
         case .deviceUnlockRefused: "device unlock off or refused, and no password could be asked"

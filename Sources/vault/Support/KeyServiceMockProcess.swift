@@ -7,12 +7,12 @@ import Glibc
 import Darwin
 #endif
 
-/// The package's `keyservice-mock` run as a child process on 127.0.0.1, so the `vault` binary links no server
+/// The package's `keyservice-mock` run as a child process on 127.0.0.1, so the `credential-vault` binary links no server
 /// stack (Hummingbird, NIO, SQLite) for its embedded default and its demo.
 ///
-/// The executable is the one beside `vault` (both are built into the same directory), else the first on `PATH`.
+/// The executable is the one beside `credential-vault` (both are built into the same directory), else the first on `PATH`.
 /// The child stops when ``stop()`` sends it SIGTERM (SIGKILL after five seconds), and on its own when its
-/// standard input closes, so a `vault` that is killed leaves no server behind.
+/// standard input closes, so a `credential-vault` that is killed leaves no server behind.
 final class KeyServiceMockProcess: Sendable {
     /// `http://127.0.0.1:PORT`.
     let baseURL: URL

@@ -49,7 +49,7 @@ struct PasswordPrompt {
             do {
                 return try readNew()
             } catch let error as CLIError where !fromStandardInput && attempt < 3 {
-                Terminal.note("vault: \(error.description)")
+                Terminal.note("credential-vault: \(error.description)")
                 attempt += 1
             }
         }

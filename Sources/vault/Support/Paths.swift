@@ -1,7 +1,7 @@
 import CredentialVault
 import Foundation
 
-/// The XDG locations `vault` uses.
+/// The XDG locations `credential-vault` uses.
 enum Paths {
     static func configFile(environment: [String: String]) -> URL {
         base(environment["XDG_CONFIG_HOME"], fallback: ".config").appending(path: "credential-vault/config.json")

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// What `vault` does to its own process before it reads anything: passwords, refresh tokens and keys must not
+/// What `credential-vault` does to its own process before it reads anything: passwords, refresh tokens and keys must not
 /// end up in a core file.
 enum ProcessHardening {
     /// Turns core dumps off for good (soft and hard limit 0) and marks the process not dumpable, which also
@@ -11,12 +11,12 @@ enum ProcessHardening {
     static func apply() {
         #if os(Linux)
         if prctlFunction?(setDumpable, 0, 0, 0, 0) != 0 {
-            Terminal.note("vault: warning: could not mark the process not dumpable (prctl PR_SET_DUMPABLE)")
+            Terminal.note("credential-vault: warning: could not mark the process not dumpable (prctl PR_SET_DUMPABLE)")
         }
         // Second, so that a core limit of 0 seen in /proc/PID/limits means both are done (the CLI tests rely on it).
         var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
         if setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCore) != 0 {
-            Terminal.note("vault: warning: could not turn core dumps off (setrlimit: errno \(errno))")
+            Terminal.note("credential-vault: warning: could not turn core dumps off (setrlimit: errno \(errno))")
         }
         #endif
     }

@@ -1,9 +1,10 @@
 import CredentialVault
 import Foundation
+import Synchronization
 
 /// The effective configuration: flags, then environment variables, then the config file, then defaults.
 struct Settings {
-    /// The client id `vault` uses when none is configured: the one the embedded KeyServiceMock knows.
+    /// The client id `credential-vault` uses when none is configured: the one the embedded KeyServiceMock knows.
     static let defaultClientId = "vault"
 
     /// One configurable value: its flag, environment variable and config-file key.
@@ -18,84 +19,84 @@ struct Settings {
     static let issuerKey = Key(
         name: "issuer",
         flag: "issuer",
-        environment: "VAULT_ISSUER",
+        environment: "CREDENTIAL_VAULT_ISSUER",
         fileKey: "issuer",
         help: "OpenID Connect issuer"
     )
     static let clientIdKey = Key(
         name: "client-id",
         flag: "client-id",
-        environment: "VAULT_CLIENT_ID",
+        environment: "CREDENTIAL_VAULT_CLIENT_ID",
         fileKey: "clientId",
         help: "public client id"
     )
     static let keyServiceKey = Key(
         name: "key-service",
         flag: "key-service",
-        environment: "VAULT_KEY_SERVICE",
+        environment: "CREDENTIAL_VAULT_KEY_SERVICE",
         fileKey: "keyService",
         help: "key service v1 base URL"
     )
     static let storeKey = Key(
         name: "store",
         flag: "store",
-        environment: "VAULT_STORE",
+        environment: "CREDENTIAL_VAULT_STORE",
         fileKey: "store",
         help: "directory of encrypted logins"
     )
     static let userKey = Key(
         name: "user",
         flag: "user",
-        environment: "VAULT_USER",
+        environment: "CREDENTIAL_VAULT_USER",
         fileKey: "user",
         help: "user to act for"
     )
     static let scopesKey = Key(
         name: "scopes",
         flag: nil,
-        environment: "VAULT_SCOPES",
+        environment: "CREDENTIAL_VAULT_SCOPES",
         fileKey: "scopes",
         help: "scopes asked for at registration"
     )
     static let redirectURIKey = Key(
         name: "redirect-uri",
         flag: nil,
-        environment: "VAULT_REDIRECT_URI",
+        environment: "CREDENTIAL_VAULT_REDIRECT_URI",
         fileKey: "redirectURI",
         help: "redirect URI (loopback: port chosen at login)"
     )
     static let timeoutKey = Key(
         name: "timeout",
         flag: nil,
-        environment: "VAULT_TIMEOUT",
+        environment: "CREDENTIAL_VAULT_TIMEOUT",
         fileKey: "timeout",
         help: "seconds to wait for one HTTP answer"
     )
     static let clientSecretFileKey = Key(
         name: "client-secret-file",
         flag: "client-secret-file",
-        environment: "VAULT_CLIENT_SECRET_FILE",
+        environment: "CREDENTIAL_VAULT_CLIENT_SECRET_FILE",
         fileKey: "clientSecretFile",
         help: "a confidential client's secret, in a file only you can read (0600)"
     )
     static let clientKeyFileKey = Key(
         name: "client-key-file",
         flag: "client-key-file",
-        environment: "VAULT_CLIENT_KEY_FILE",
+        environment: "CREDENTIAL_VAULT_CLIENT_KEY_FILE",
         fileKey: "clientKeyFile",
         help: "a confidential client's private key (PEM) for private_key_jwt, in a file only you can read (0600)"
     )
     static let clientAuthKey = Key(
         name: "client-auth",
         flag: nil,
-        environment: "VAULT_CLIENT_AUTH",
+        environment: "CREDENTIAL_VAULT_CLIENT_AUTH",
         fileKey: "clientAuth",
         help: "client_secret_basic or client_secret_post (default: what discovery lists)"
     )
     static let fhirKey = Key(
         name: "fhir",
         flag: "fhir",
-        environment: "VAULT_FHIR",
+        environment: "CREDENTIAL_VAULT_FHIR",
         fileKey: "fhir",
         help: "SMART on FHIR server's base URL (the login is a SMART launch there)"
     )
@@ -118,7 +119,7 @@ struct Settings {
     let clientKeyFile: Setting
     let clientAuth: Setting
 
-    /// True when neither an issuer nor a key service is configured: `vault` then runs its own KeyServiceMock.
+    /// True when neither an issuer nor a key service is configured: `credential-vault` then runs its own KeyServiceMock.
     var isEmbedded: Bool { issuer.value == nil && keyService.value == nil }
 
     /// Resolves every setting; throws ``CLIError`` (configuration) for an unreadable or unknown config file, or
@@ -127,8 +128,8 @@ struct Settings {
         let explicitFile: Setting? =
             if let path = options.config {
                 Setting(value: path, source: .flag("config"))
-            } else if let path = environment["VAULT_CONFIG"], !path.isEmpty {
-                Setting(value: path, source: .environment("VAULT_CONFIG"))
+            } else if let (name, path) = Self.environmentValue("CREDENTIAL_VAULT_CONFIG", in: environment) {
+                Setting(value: path, source: .environment(name))
             } else {
                 nil
             }
@@ -138,8 +139,8 @@ struct Settings {
 
         func resolve(_ key: Key, flag: String?) -> Setting {
             if let flag, let name = key.flag { return Setting(value: flag, source: .flag(name)) }
-            if let value = environment[key.environment], !value.isEmpty {
-                return Setting(value: value, source: .environment(key.environment))
+            if let (name, value) = Self.environmentValue(key.environment, in: environment) {
+                return Setting(value: value, source: .environment(name))
             }
             if let value = file[key.fileKey] { return Setting(value: value, source: .file(filePath)) }
             return Setting(value: nil, source: .unset)
@@ -184,7 +185,7 @@ struct Settings {
         clientAuth = resolve(Self.clientAuthKey, flag: nil)
     }
 
-    /// The rows `vault config` prints, in a fixed order.
+    /// The rows `credential-vault config` prints, in a fixed order.
     var rows: [(name: String, setting: Setting)] {
         [
             ("fhir", fhir),
@@ -201,6 +202,23 @@ struct Settings {
             ("client-auth", clientAuth),
             ("config-file", configFile),
         ]
+    }
+
+    /// The old names of the variables, from when the tool was called `vault`: read when the new name is unset, with a
+    /// note once per name (`VAULT_ISSUER` for `CREDENTIAL_VAULT_ISSUER`).
+    static let legacyPrefix = "VAULT_"
+    private static let notedLegacyNames = Mutex<Set<String>>([])
+
+    /// The variable `name` (non-empty) and the name it was found under: `name`, else its old name with a note.
+    private static func environmentValue(_ name: String, in environment: [String: String]) -> (String, String)? {
+        if let value = environment[name], !value.isEmpty { return (name, value) }
+        let legacy = legacyPrefix + name.dropFirst("CREDENTIAL_VAULT_".count)
+        guard let value = environment[legacy], !value.isEmpty else { return nil }
+        let first = notedLegacyNames.withLock { $0.insert(legacy).inserted }
+        if first {
+            Terminal.note("credential-vault: note: reading \(legacy) as \(name); rename it, the old name will go away")
+        }
+        return (legacy, value)
     }
 
     /// The config file as a dictionary of strings; `scopes` may be an array, `timeout` a number.

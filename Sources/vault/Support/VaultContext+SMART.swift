@@ -5,7 +5,9 @@ extension VaultContext {
     /// The SMART client, or a configuration error naming how to set the FHIR server.
     func smartClient() throws -> SMARTClient {
         guard let smart else {
-            throw CLIError.configuration("no SMART on FHIR server is configured: set --fhir URL or VAULT_FHIR")
+            throw CLIError.configuration(
+                "no SMART on FHIR server is configured: set --fhir URL or CREDENTIAL_VAULT_FHIR"
+            )
         }
         return smart
     }

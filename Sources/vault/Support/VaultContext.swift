@@ -9,7 +9,7 @@ import Foundation
 final class VaultContext {
     let settings: Settings
     let vault: Vault
-    /// The SMART client, when a FHIR server is configured: its vault is ``vault``.
+    /// The SMART client, when a FHIR server is configured: its vault is ``credential-vault``.
     let smart: SMARTClient?
     private let embedded: EmbeddedKeyService?
     /// The user the command acts for, once known: named in error messages.
@@ -57,7 +57,7 @@ final class VaultContext {
                 issuer = started.server.issuer
                 keyService = started.server.keyServiceURL
                 Terminal.note(
-                    "vault: no issuer configured: using the embedded KeyServiceMock at \(issuer.absoluteString) "
+                    "credential-vault: no issuer configured: using the embedded KeyServiceMock at \(issuer.absoluteString) "
                         + "(state in \(Paths.embeddedRoot(environment: environment).path))"
                 )
             } else {
@@ -66,7 +66,7 @@ final class VaultContext {
                 guard let issuerText = settings.fhir.value ?? settings.issuer.value else {
                     throw CLIError.configuration(
                         "a key service is configured (\(settings.keyService.source)) but no issuer: set --issuer or "
-                            + "VAULT_ISSUER too"
+                            + "CREDENTIAL_VAULT_ISSUER too"
                     )
                 }
                 issuer = try url(issuerText, name: "issuer", source: settings.issuer.source)
@@ -220,12 +220,13 @@ final class VaultContext {
         if users.isEmpty {
             throw CLIError(
                 status: .notRegistered,
-                description: "no login is stored in \(storeDirectory.path). Run `vault register` to log in with "
+                description:
+                    "no login is stored in \(storeDirectory.path). Run `credential-vault register` to log in with "
                     + "OpenID Connect and set a password."
             )
         }
         throw CLIError.usage(
-            "\(users.count) users are stored (\(users.joined(separator: ", "))); say which one with --user or VAULT_USER"
+            "\(users.count) users are stored (\(users.joined(separator: ", "))); say which one with --user or CREDENTIAL_VAULT_USER"
         )
     }
 
@@ -254,7 +255,7 @@ final class VaultContext {
                 return (token, true)
             } catch let error as VaultError where error.isDeviceUnlockFailed {
                 guard prompt.fromStandardInput || Terminal.stdinIsTerminal else { throw error }
-                Terminal.note("vault: \(CLIError.from(error).description) Asking for the password instead.")
+                Terminal.note("credential-vault: \(CLIError.from(error).description) Asking for the password instead.")
             }
         }
         let password = try prompt.read("Password for \(userId): ")

@@ -2,25 +2,25 @@ import CredentialVault
 import Foundation
 import KeyServiceMock
 
-/// What one run of the `vault` binary did.
+/// What one run of the `credential-vault` binary did.
 struct CLIResult {
     let status: Int32
     let stdout: String
     let stderr: String
 }
 
-/// A private home for running the built `vault` binary: temporary XDG directories and store, an environment
+/// A private home for running the built `credential-vault` binary: temporary XDG directories and store, an environment
 /// that inherits no VAULT_* setting, and optionally a KeyServiceMock in this test process as the issuer.
 final class CLISandbox: Sendable {
     let root: URL
     let server: KeyServiceMockServer?
     let environment: [String: String]
 
-    /// The store directory the sandbox points VAULT_STORE at (when it has a server).
+    /// The store directory the sandbox points CREDENTIAL_VAULT_STORE at (when it has a server).
     var store: URL { root.appending(path: "store") }
 
     /// A sandbox against a fresh in-process KeyServiceMock (`withServer`, started with `server`), or with no
-    /// issuer at all, so that `vault` falls back to its embedded default.
+    /// issuer at all, so that `credential-vault` falls back to its embedded default.
     static func make(
         withServer: Bool = true,
         server configuration: KeyServiceMockConfiguration = KeyServiceMockConfiguration()
@@ -44,8 +44,8 @@ final class CLISandbox: Sendable {
         var server: KeyServiceMockServer?
         if withServer {
             let started = try await KeyServiceMockServer.start(configuration)
-            environment["VAULT_ISSUER"] = started.issuer.absoluteString
-            environment["VAULT_STORE"] = root.appending(path: "store").path
+            environment["CREDENTIAL_VAULT_ISSUER"] = started.issuer.absoluteString
+            environment["CREDENTIAL_VAULT_STORE"] = root.appending(path: "store").path
             server = started
         }
         return CLISandbox(root: root, server: server, environment: environment)
@@ -62,7 +62,7 @@ final class CLISandbox: Sendable {
         try? FileManager.default.removeItem(at: root)
     }
 
-    /// Runs `vault arguments...` with `stdin` as its standard input (empty: end of input at once).
+    /// Runs `credential-vault arguments...` with `stdin` as its standard input (empty: end of input at once).
     func run(
         _ arguments: [String],
         stdin: String = "",
@@ -73,7 +73,7 @@ final class CLISandbox: Sendable {
         try await run(arguments, stdinBytes: Array(stdin.utf8), environment: extra)
     }
 
-    /// Runs `vault arguments...` with `stdinBytes` as its standard input: for input that is not UTF-8 text.
+    /// Runs `credential-vault arguments...` with `stdinBytes` as its standard input: for input that is not UTF-8 text.
     func run(
         _ arguments: [String],
         stdinBytes: [UInt8],
@@ -108,16 +108,16 @@ final class CLISandbox: Sendable {
         ((try? FileManager.default.contentsOfDirectory(atPath: store.path)) ?? []).sorted()
     }
 
-    /// The built `vault`: beside the test bundle (`.build/debug`), else found from this source file.
+    /// The built `credential-vault`: beside the test bundle (`.build/debug`), else found from this source file.
     static var vaultBinary: URL {
         if let folder = Bundle.main.executableURL?.deletingLastPathComponent() {
-            let candidate = folder.appending(path: "vault")
+            let candidate = folder.appending(path: "credential-vault")
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         }
         let packageRoot = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        return packageRoot.appending(path: ".build/debug/vault")
+        return packageRoot.appending(path: ".build/debug/credential-vault")
     }
 
     /// Output goes to files (no pipe can fill up), and the exit is awaited without blocking a thread.
