@@ -103,6 +103,7 @@ public actor SMARTClient {
             authorizationEndpoint: smart.authorizationEndpoint,
             tokenEndpoint: smart.tokenEndpoint,
             revocationEndpoint: smart.revocationEndpoint,
+            introspectionEndpoint: smart.introspectionEndpoint,
             jwksURI: smart.jwksURI,
             tokenEndpointAuthMethods: smart.tokenEndpointAuthMethods
         )
@@ -246,6 +247,14 @@ public actor SMARTClient {
         var request = request
         request.setValue("Bearer \(try await accessToken().token)", forHTTPHeaderField: "Authorization")
         return request
+    }
+
+    /// What the server's introspection endpoint (RFC 7662) says about `token`, by default the session's access token.
+    public func introspect(
+        _ token: String? = nil,
+        typeHint: String? = nil
+    ) async throws(VaultError) -> TokenIntrospection {
+        try await vault().auth.introspect(token, typeHint: typeHint)
     }
 
     /// Ends the session and revokes the refresh token where the server offers revocation (``Auth/logout(clearUser:)``).

@@ -38,6 +38,22 @@ struct FHIRRequestTests {
         }
     }
 
+    @Test("introspection (RFC 7662) says the session's access token is active, with its scope; a made-up one is not")
+    func introspection() async throws {
+        try await SMARTFixture.with { fixture in
+            let (client, launched) = try await fixture.launch()
+            let answer = try await client.introspect()
+            #expect(answer.active)
+            #expect(answer.scope == launched.scope?.text)
+            #expect(answer.clientId == "vault")
+            #expect(answer.fields["patient"] == "p1")
+            #expect(answer.expireDate != nil)
+            let unknown = try await client.introspect("not-a-token-this-server-issued")
+            #expect(!unknown.active)
+            #expect(unknown.scope == nil)
+        }
+    }
+
     @Test("a read returns the resource as JSON")
     func read() async throws {
         try await SMARTFixture.with { fixture in

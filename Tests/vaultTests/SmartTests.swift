@@ -39,6 +39,16 @@ struct SmartTests {
             #expect(json["scope"] as? String == "launch/patient openid fhirUser offline_access patient/*.rs")
             #expect((json["additionalFields"] as? [String: Any])?["x-mock-site"] != nil)
 
+            let introspect = try await sandbox.run(
+                ["smart", "introspect", "--fhir", fhir, "--password-stdin"],
+                stdin: "\(Self.password)\n"
+            )
+            #expect(introspect.status == 0, "\(introspect.stderr)")
+            let answer = try #require(
+                try JSONSerialization.jsonObject(with: Data(introspect.stdout.utf8)) as? [String: Any]
+            )
+            #expect(answer["active"] as? Bool == true)
+
             let all = try await sandbox.run(
                 ["fhir", "get", "Patient?_count=5", "--all-pages", "--fhir", fhir, "--password-stdin"],
                 stdin: "\(Self.password)\n"

@@ -49,14 +49,10 @@ extension Auth {
         let metadata = try await metadata()
         guard let url = metadata.revocationEndpoint else { throw .revocationNotOffered }
         try await RevocationEndpoint(
-            url: url,
-            clientId: configuration.clientId,
-            authentication: configuration.clientAuthentication,
-            supportedMethods: metadata.revocationEndpointAuthMethods ?? metadata.tokenEndpointAuthMethods,
-            now: configuration.now,
-            transport: transport,
-            timeout: configuration.requestTimeout,
-            logger: configuration.logger
+            endpoint: authenticated(
+                url,
+                methods: metadata.revocationEndpointAuthMethods ?? metadata.tokenEndpointAuthMethods
+            )
         )
         .revoke(refreshToken.token)
     }

@@ -252,10 +252,17 @@ public actor Auth {
     func tokenEndpoint() async throws(VaultError) -> TokenEndpoint {
         let metadata = try await metadata()
         return TokenEndpoint(
-            url: metadata.tokenEndpoint,
+            endpoint: authenticated(metadata.tokenEndpoint, methods: metadata.tokenEndpointAuthMethods)
+        )
+    }
+
+    /// `url` as an endpoint the client authenticates at with the configuration's authentication.
+    func authenticated(_ url: URL, methods: [String]?) -> AuthenticatedEndpoint {
+        AuthenticatedEndpoint(
+            url: url,
             clientId: configuration.clientId,
             authentication: configuration.clientAuthentication,
-            supportedMethods: metadata.tokenEndpointAuthMethods,
+            supportedMethods: methods,
             now: configuration.now,
             transport: transport,
             timeout: configuration.requestTimeout,

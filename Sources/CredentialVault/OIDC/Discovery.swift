@@ -12,6 +12,7 @@ struct Discovery: Sendable {
         let authorization_endpoint: String?
         let token_endpoint: String?
         let revocation_endpoint: String?
+        let introspection_endpoint: String?
         let end_session_endpoint: String?
         let jwks_uri: String?
         let token_endpoint_auth_methods_supported: [String]?
@@ -49,6 +50,7 @@ struct Discovery: Sendable {
             authorizationEndpoint: authorization,
             tokenEndpoint: token,
             revocationEndpoint: revocation,
+            introspectionEndpoint: try Self.endpoint(document.introspection_endpoint, "introspection_endpoint"),
             endSessionEndpoint: try Self.endpoint(document.end_session_endpoint, "end_session_endpoint"),
             jwksURI: try Self.endpoint(document.jwks_uri, "jwks_uri"),
             tokenEndpointAuthMethods: document.token_endpoint_auth_methods_supported,

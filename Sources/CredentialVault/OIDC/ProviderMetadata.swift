@@ -14,6 +14,8 @@ public struct ProviderMetadata: Sendable, Equatable {
     public let tokenEndpoint: URL
     /// RFC 7009 revocation, from OIDC discovery or, where that omits it, the RFC 8414 document.
     public let revocationEndpoint: URL?
+    /// RFC 7662 introspection, when offered.
+    public let introspectionEndpoint: URL?
     /// RP-initiated logout, when offered.
     public let endSessionEndpoint: URL?
     /// The issuer's JWK Set, which id_token signatures are checked against.
@@ -36,6 +38,7 @@ public struct ProviderMetadata: Sendable, Equatable {
         authorizationEndpoint: URL,
         tokenEndpoint: URL,
         revocationEndpoint: URL? = nil,
+        introspectionEndpoint: URL? = nil,
         endSessionEndpoint: URL? = nil,
         jwksURI: URL? = nil,
         tokenEndpointAuthMethods: [String]? = nil,
@@ -44,7 +47,8 @@ public struct ProviderMetadata: Sendable, Equatable {
     ) throws(VaultError) {
         let endpoints: [(URL?, String)] = [
             (authorizationEndpoint, "authorization_endpoint"), (tokenEndpoint, "token_endpoint"),
-            (revocationEndpoint, "revocation_endpoint"), (endSessionEndpoint, "end_session_endpoint"),
+            (revocationEndpoint, "revocation_endpoint"), (introspectionEndpoint, "introspection_endpoint"),
+            (endSessionEndpoint, "end_session_endpoint"),
             (jwksURI, "jwks_uri"),
         ]
         for case (let url?, let name) in endpoints where !url.isSecureOrLoopback {
@@ -55,6 +59,7 @@ public struct ProviderMetadata: Sendable, Equatable {
         self.authorizationEndpoint = authorizationEndpoint
         self.tokenEndpoint = tokenEndpoint
         self.revocationEndpoint = revocationEndpoint
+        self.introspectionEndpoint = introspectionEndpoint
         self.endSessionEndpoint = endSessionEndpoint
         self.jwksURI = jwksURI
         self.tokenEndpointAuthMethods = tokenEndpointAuthMethods

@@ -3,15 +3,8 @@ import Logging
 
 /// The token endpoint: form-encoded POSTs of the code and refresh grants, with the client's authentication.
 struct TokenEndpoint: Sendable {
-    let url: URL
-    let clientId: String
-    let authentication: ClientAuthentication
-    /// `token_endpoint_auth_methods_supported`, when discovery lists it.
-    let supportedMethods: [String]?
-    let now: @Sendable () -> Date
-    let transport: any HTTPTransport
-    let timeout: TimeInterval
-    let logger: Logger
+    /// The endpoint, with `token_endpoint_auth_methods_supported` as its methods.
+    let endpoint: AuthenticatedEndpoint
 
     private struct Success: Decodable {
         let access_token: String
@@ -67,7 +60,7 @@ struct TokenEndpoint: Sendable {
         let error_description: String?
     }
 
-    private var host: String { url.displayHost }
+    private var host: String { endpoint.host }
 
     func refresh(_ refreshToken: String) async throws(VaultError) -> TokenResponse {
         try await post(["grant_type": "refresh_token", "refresh_token": refreshToken], deadOnBareRefusal: true)
@@ -87,19 +80,10 @@ struct TokenEndpoint: Sendable {
     ) async throws(VaultError)
         -> TokenResponse
     {
-        let request = try await authentication.formRequest(
-            to: url,
-            fields: fields,
-            clientId: clientId,
-            supported: supportedMethods,
-            now: now(),
-            timeout: timeout
-        )
         let response: HTTPResponse
-        do {
-            response = try await transport.send(request, logger: logger)
-        } catch {
-            throw .network(error, service: "the issuer's token endpoint", origin: .issuer)
+        switch try await endpoint.post(fields) {
+        case .success(let answer): response = answer
+        case .failure(let error): throw .network(error, service: "the issuer's token endpoint", origin: .issuer)
         }
         if response.status == 200 {
             guard let answer = Self.tokenResponse(from: response.body) else {
@@ -113,7 +97,7 @@ struct TokenEndpoint: Sendable {
         // A 401 that challenges the client's own credentials (RFC 6749 section 5.2) is about the client, not the
         // login: a wrong or rotated client secret must not send the user to log in again.
         let challengesClient =
-            response.status == 401 && authentication.method != ClientAuthentication.Method.none
+            response.status == 401 && endpoint.authentication.method != ClientAuthentication.Method.none
             && response.headers["www-authenticate"] != nil
         if failure == nil, deadOnBareRefusal, response.status == 400 || response.status == 401, !challengesClient {
             let text = String(decoding: response.body.prefix(512), as: UTF8.self)

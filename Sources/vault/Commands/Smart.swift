@@ -11,6 +11,6 @@ struct Smart: AsyncParsableCommand {
             scope, fhirUser, ...) is sealed with the refresh token: `credential-vault smart context` in a later process shows \
             the same context after the password.
             """,
-        subcommands: [SmartLaunch.self, SmartContext.self]
+        subcommands: [SmartLaunch.self, SmartContext.self, SmartIntrospect.self]
     )
 }

@@ -12,14 +12,16 @@ struct RefusalEchoTests {
 
     private static func refresh(at server: CannedHTTPServer) async -> VaultError? {
         let endpoint = TokenEndpoint(
-            url: server.baseURL.appending(path: "token"),
-            clientId: "app",
-            authentication: .none,
-            supportedMethods: nil,
-            now: { Date() },
-            transport: URLSessionTransport(),
-            timeout: 30,
-            logger: Logger(label: "test")
+            endpoint: AuthenticatedEndpoint(
+                url: server.baseURL.appending(path: "token"),
+                clientId: "app",
+                authentication: .none,
+                supportedMethods: nil,
+                now: { Date() },
+                transport: URLSessionTransport(),
+                timeout: 30,
+                logger: Logger(label: "test")
+            )
         )
         do {
             _ = try await endpoint.refresh(refreshToken)

@@ -1,0 +1,37 @@
+import Foundation
+import Logging
+
+/// An issuer endpoint the client authenticates at (RFC 6749 section 2.3): the token, revocation and introspection
+/// endpoints all POST a form with the client's ``ClientAuthentication``.
+struct AuthenticatedEndpoint: Sendable {
+    let url: URL
+    let clientId: String
+    let authentication: ClientAuthentication
+    /// The endpoint's `..._auth_methods_supported`, when discovery lists it.
+    let supportedMethods: [String]?
+    let now: @Sendable () -> Date
+    let transport: any HTTPTransport
+    let timeout: TimeInterval
+    let logger: Logger
+
+    var host: String { url.displayHost }
+
+    /// POSTs `fields`, form-encoded, with the client's authentication.
+    /// - Returns: the answer, whatever its status, or the transport's failure for the caller to name.
+    /// - Throws: ``VaultError`` only when the request cannot be made (a client key that does not sign).
+    func post(_ fields: [String: String]) async throws(VaultError) -> Result<HTTPResponse, TransportError> {
+        let request = try await authentication.formRequest(
+            to: url,
+            fields: fields,
+            clientId: clientId,
+            supported: supportedMethods,
+            now: now(),
+            timeout: timeout
+        )
+        do {
+            return .success(try await transport.send(request, logger: logger))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
