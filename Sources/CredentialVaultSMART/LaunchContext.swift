@@ -37,12 +37,14 @@ public struct LaunchContext: Sendable, Hashable {
     public let clientId: String?
     /// Whether the launch was an EHR launch (`launch` from the EHR) rather than standalone.
     public let isEHRLaunch: Bool
-    /// Every field of the token responses the library does not know (`token_type` included), as sent.
+    /// Every field of the token responses the library does not know, as sent (`token_type`, always `Bearer`, is not
+    /// kept here).
     public let additionalFields: [String: JSONValue]
 
     /// The fields of a session context the server sends that are read into properties.
     static let serverFields: Set<String> = [
         "patient", "encounter", "fhirContext", "need_patient_banner", "smart_style_url", "intent", "tenant", "scope",
+        "token_type",
     ]
 
     /// The launch context kept in `sessionContext` (``Auth/sessionContext``).

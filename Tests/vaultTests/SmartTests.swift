@@ -100,6 +100,53 @@ struct SmartTests {
         }
     }
 
+    @Test("register with a FHIR server configured is a SMART launch, so every hint that says register holds")
+    func registerLaunches() async throws {
+        try await withSandbox(server: Self.smartServer) { sandbox in
+            let fhir = try #require(sandbox.server?.fhirBase.absoluteString)
+            let register = try await sandbox.run(
+                ["register", "--unattended", "--password-stdin"],
+                stdin: "\(Self.password)\n",
+                environment: ["CREDENTIAL_VAULT_FHIR": fhir]
+            )
+            #expect(register.status == 0, "\(register.stderr)")
+            let context = try await sandbox.run(
+                ["smart", "context", "--json", "--password-stdin"],
+                stdin: "\(Self.password)\n",
+                environment: ["CREDENTIAL_VAULT_FHIR": fhir]
+            )
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(context.stdout.utf8)) as? [String: Any])
+            #expect(json["patient"] as? String == "p1")
+            let config = try await sandbox.run(["config"], environment: ["CREDENTIAL_VAULT_FHIR": fhir])
+            #expect(config.stdout.contains("launch/patient openid fhirUser offline_access patient/*.rs"))
+            #expect(config.stdout.contains(fhir))
+        }
+    }
+
+    @Test("a server found only through its CapabilityStatement: the scopes and user are checked before any browser")
+    func legacyServer() async throws {
+        var configuration = Self.smartServer
+        configuration.smart?.discovery = .capabilityStatementOnly
+        try await withSandbox(server: configuration) { sandbox in
+            let fhir = try #require(sandbox.server?.fhirBase.absoluteString)
+            let refused = try await sandbox.run(
+                ["smart", "launch", "--fhir", fhir, "--unattended", "--password-stdin"],
+                stdin: "\(Self.password)\n"
+            )
+            #expect(refused.status == 78)
+            #expect(refused.stderr.contains("CREDENTIAL_VAULT_SCOPES") && refused.stderr.contains("--user"))
+            #expect(!refused.stderr.contains("Launched"), "refused before the browser")
+
+            let launch = try await sandbox.run(
+                ["smart", "launch", "--fhir", fhir, "--user", "alice", "--unattended", "--password-stdin"],
+                stdin: "\(Self.password)\n",
+                environment: ["CREDENTIAL_VAULT_SCOPES": "launch/patient offline_access patient/*.rs"]
+            )
+            #expect(launch.status == 0, "\(launch.stderr)")
+            #expect(launch.stdout.contains("Registered alice"))
+        }
+    }
+
     @Test("a 403 from the FHIR server says the scope does not cover it")
     func forbidden() async throws {
         var configuration = Self.smartServer

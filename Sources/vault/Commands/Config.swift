@@ -34,8 +34,12 @@ struct Config: AsyncParsableCommand {
                 }
                 let issuer = shown(issuerURL)
                 let keyService = shown(TIMLayout.keyServiceURL(issuer: issuerURL))
-                rows[0] = ("issuer", Setting(value: issuer, source: .embedded))
-                rows[1] = ("key-service", Setting(value: keyService, source: .embedded))
+                for index in rows.indices {
+                    if rows[index].name == "issuer" { rows[index].setting = Setting(value: issuer, source: .embedded) }
+                    if rows[index].name == "key-service" {
+                        rows[index].setting = Setting(value: keyService, source: .embedded)
+                    }
+                }
             }
             if json {
                 var object: [String: JSONValue] = [:]

@@ -26,6 +26,12 @@ struct FhirGet: AsyncParsableCommand {
     @Flag(help: "Follow a search's next links and print every entry in one Bundle.")
     var allPages = false
 
+    func validate() throws {
+        guard !path.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ValidationError("give a FHIR path, such as Patient/p1 or 'Patient?_count=5'")
+        }
+    }
+
     func run() async throws {
         try await VaultContext.with(connection) { context in
             let smart = try await context.unlockedSMARTClient(unlocking)

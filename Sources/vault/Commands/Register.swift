@@ -46,6 +46,19 @@ struct Register: AsyncParsableCommand {
         // From standard input the password is read first: a missing line fails before any login happens.
         let early = passwords.passwordStdin ? try Command.catching { try prompt.readNew() } : nil
         try await VaultContext.with(connection) { context in
+            // With a FHIR server configured the login is a SMART launch (standalone).
+            if context.smart != nil {
+                try await SmartLaunch.launchAndSeal(
+                    context,
+                    ehr: nil,
+                    unattended: unattended,
+                    timeout: timeout,
+                    password: early,
+                    prompt: prompt
+                )
+                if rememberDevice { try await context.auth.enableDeviceUnlock() }
+                return
+            }
             if context.isEmbedded { Terminal.note(Self.embeddedLockoutNote) }
             let follow = unattended || context.isEmbedded
             let presenter: @Sendable (URL) async -> Void =

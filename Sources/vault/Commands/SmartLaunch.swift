@@ -50,37 +50,73 @@ struct SmartLaunch: AsyncParsableCommand {
         // From standard input the password is read first: a missing line fails before any launch happens.
         let early = passwords.passwordStdin ? try Command.catching { try prompt.readNew() } : nil
         try await VaultContext.with(connection) { context in
-            let smart = try context.smartClient()
-            if let launch, let iss = iss.flatMap(URL.init(string:)) {
-                try await smart.handleEHRLaunch(iss: iss, launch: launch)
-            }
-            let presenter: @Sendable (URL) async -> Void =
-                unattended ? AuthorizationPresenter.unattended : AuthorizationPresenter.browser
-            let authorize = {
-                try await smart.authorize(
-                    userId: context.settings.user.value,
-                    timeout: .seconds(timeout),
-                    presentAuthorizationURL: presenter
-                )
-            }
-            let launched =
-                unattended
-                ? try await Progress.run("Launching at the FHIR server (no browser)...", authorize)
-                : try await authorize()
-            let userId = await context.auth.currentUserId ?? "?"
-            context.userId = userId
-            Terminal.note(
-                "Launched at \(smart.fhirBase.absoluteString) as \(Format.escapingControlCharacters(userId))."
-            )
-            let password = try early ?? prompt.readNewWithRetries()
-            try await Progress.run("Sealing the refresh token and the launch context (Argon2id, new key)...") {
-                try await smart.storeRefreshToken(withNewPassword: password)
-            }
-            Terminal.output(Format.table(SmartContext.summary(launched)))
-            Terminal.output(
-                "Registered \(Format.escapingControlCharacters(userId)): the refresh token and its launch context are "
-                    + "sealed under your password in \(context.storeDirectory.path)."
+            try await Self.launchAndSeal(
+                context,
+                ehr: launch.flatMap { id in iss.flatMap(URL.init(string:)).map { (id, $0) } },
+                unattended: unattended,
+                timeout: timeout,
+                password: early,
+                prompt: prompt
             )
         }
+    }
+
+    /// The launch (EHR when `ehr` names the launch id and iss), then a new password that seals the login and its
+    /// context. `credential-vault register` with a FHIR server configured runs it too, so every hint that says
+    /// "run register" holds for a SMART login.
+    ///
+    /// What would fail after the browser is checked before it: the store directory, and for a server found through
+    /// its CapabilityStatement (which states no issuer, so no id token can be checked) the scopes and the user name.
+    static func launchAndSeal(
+        _ context: VaultContext,
+        ehr: (launch: String, iss: URL)?,
+        unattended: Bool,
+        timeout: Int,
+        password early: String?,
+        prompt: PasswordPrompt
+    ) async throws {
+        let smart = try context.smartClient()
+        _ = try await context.userStorage.availableUserIds
+        let discovered = try await smart.ready()
+        let scopes = context.vault.configuration.scopes
+        if discovered.source == .capabilityStatement {
+            let fix =
+                "set CREDENTIAL_VAULT_SCOPES to scopes without openid (such as \"launch/patient offline_access "
+                + "patient/*.rs\") and name the login with --user NAME"
+            if scopes.contains("openid") || context.settings.user.value == nil {
+                throw CLIError.configuration(
+                    "the FHIR server \(smart.fhirBase.absoluteString) was found through its CapabilityStatement, "
+                        + "which names no issuer, so no id token from it can be checked and none can name the user: "
+                        + fix
+                )
+            }
+        }
+        if context.isEmbedded { Terminal.note(Register.embeddedLockoutNote) }
+        if let ehr { try await smart.handleEHRLaunch(iss: ehr.iss, launch: ehr.launch) }
+        let presenter: @Sendable (URL) async -> Void =
+            unattended ? AuthorizationPresenter.unattended : AuthorizationPresenter.browser
+        let authorize = {
+            try await smart.authorize(
+                userId: context.settings.user.value,
+                timeout: .seconds(timeout),
+                presentAuthorizationURL: presenter
+            )
+        }
+        let launched =
+            unattended
+            ? try await Progress.run("Launching at the FHIR server (no browser)...", authorize)
+            : try await authorize()
+        let userId = await context.auth.currentUserId ?? "?"
+        context.userId = userId
+        Terminal.note("Launched at \(smart.fhirBase.absoluteString) as \(Format.escapingControlCharacters(userId)).")
+        let password = try early ?? prompt.readNewWithRetries()
+        try await Progress.run("Sealing the refresh token and the launch context (Argon2id, new key)...") {
+            try await smart.storeRefreshToken(withNewPassword: password)
+        }
+        Terminal.output(Format.table(SmartContext.summary(launched)))
+        Terminal.output(
+            "Registered \(Format.escapingControlCharacters(userId)): the refresh token and its launch context are "
+                + "sealed under your password in \(context.storeDirectory.path)."
+        )
     }
 }

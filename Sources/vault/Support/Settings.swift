@@ -6,6 +6,8 @@ import Synchronization
 struct Settings {
     /// The client id `credential-vault` uses when none is configured: the one the embedded KeyServiceMock knows.
     static let defaultClientId = "vault"
+    /// The scopes a SMART launch asks for when none are configured.
+    static let defaultSMARTScopes = ["launch/patient", "openid", "fhirUser", "offline_access", "patient/*.rs"]
 
     /// One configurable value: its flag, environment variable and config-file key.
     struct Key {
@@ -169,9 +171,11 @@ struct Settings {
         }
         user = resolve(Self.userKey, flag: options.user)
         let scopes = resolve(Self.scopesKey, flag: nil)
+        // A SMART launch asks, by default, for the patient in context, the user's identity, a refresh token, and
+        // reading and searching the patient's data.
+        let defaultScopes = fhir.value == nil ? VaultConfiguration.defaultScopes : Self.defaultSMARTScopes
         self.scopes =
-            scopes.value == nil
-            ? Setting(value: VaultConfiguration.defaultScopes.joined(separator: " "), source: .builtIn) : scopes
+            scopes.value == nil ? Setting(value: defaultScopes.joined(separator: " "), source: .builtIn) : scopes
         let redirect = resolve(Self.redirectURIKey, flag: nil)
         redirectURI =
             redirect.value == nil

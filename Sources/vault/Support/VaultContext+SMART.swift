@@ -12,10 +12,6 @@ extension VaultContext {
         return smart
     }
 
-    /// The scopes a SMART launch asks for when none are configured: the patient in context, the user's identity,
-    /// a refresh token, and reading and searching the patient's data.
-    static let defaultSMARTScopes = ["launch/patient", "openid", "fhirUser", "offline_access", "patient/*.rs"]
-
     /// The SMART client with the stored login unlocked, as `token` unlocks it (device unlock when on, else the
     /// password).
     func unlockedSMARTClient(_ unlocking: UnlockOptions) async throws -> SMARTClient {

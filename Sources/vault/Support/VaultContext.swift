@@ -56,9 +56,13 @@ final class VaultContext {
                 embedded = started
                 issuer = started.server.issuer
                 keyService = started.server.keyServiceURL
+                let what =
+                    settings.fhir.value == nil
+                    ? "no issuer configured: using the embedded KeyServiceMock at \(issuer.absoluteString)"
+                    : "no key service configured: using the embedded KeyServiceMock's at "
+                        + started.server.keyServiceURL.absoluteString
                 Terminal.note(
-                    "credential-vault: no issuer configured: using the embedded KeyServiceMock at \(issuer.absoluteString) "
-                        + "(state in \(Paths.embeddedRoot(environment: environment).path))"
+                    "credential-vault: \(what) (state in \(Paths.embeddedRoot(environment: environment).path))"
                 )
             } else {
                 embedded = nil
@@ -66,10 +70,13 @@ final class VaultContext {
                 guard let issuerText = settings.fhir.value ?? settings.issuer.value else {
                     throw CLIError.configuration(
                         "a key service is configured (\(settings.keyService.source)) but no issuer: set --issuer or "
-                            + "CREDENTIAL_VAULT_ISSUER too"
+                            + "CREDENTIAL_VAULT_ISSUER too (or --fhir for a SMART on FHIR server)"
                     )
                 }
-                issuer = try url(issuerText, name: "issuer", source: settings.issuer.source)
+                issuer =
+                    settings.fhir.value == nil
+                    ? try url(issuerText, name: "issuer", source: settings.issuer.source)
+                    : try url(issuerText, name: "FHIR server", source: settings.fhir.source)
                 keyService = try url(
                     settings.keyService.value ?? "",
                     name: "key service",
@@ -95,7 +102,6 @@ final class VaultContext {
                     )
                 } else if let fhirText = settings.fhir.value {
                     // A SMART launch: the FHIR server names the endpoints, and is what the login is bound to.
-                    if settings.scopes.source == .builtIn { configuration.scopes = defaultSMARTScopes }
                     let smart = try SMARTClient(
                         fhirBase: try url(fhirText, name: "FHIR server", source: settings.fhir.source),
                         configuration: configuration
