@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        // RSA key generation and public-key numbers for a client's JWKS (jwt-kit depends on it already).
+        .package(url: "https://github.com/apple/swift-crypto.git", "4.1.0"..<"6.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -43,6 +45,7 @@ let package = Package(
                 "VaultCrypto", .product(name: "Logging", package: "swift-log"),
                 // id_token signatures: the cryptography is jwt-kit's (over swift-crypto), never ours.
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // SMART on FHIR on top of the vault: discovery, launches, scopes, the sealed launch context, FHIR requests.
@@ -103,7 +106,7 @@ let package = Package(
             name: "CredentialVaultSMARTTests",
             dependencies: [
                 "CredentialVaultSMART", "CredentialVault", "KeyServiceMock",
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
         // A process the storage tests kill with -9 in the middle of writing.

@@ -1,10 +1,6 @@
 public import CredentialVault
 public import Foundation
 
-#if canImport(FoundationNetworking)
-public import FoundationNetworking
-#endif
-
 /// A SMART on FHIR app's client (SMART App Launch 2.2) on top of the vault: discovery, standalone and EHR
 /// launch, and a password login in a later process that comes back with the same launch context.
 ///
@@ -15,7 +11,7 @@ public import FoundationNetworking
 ///
 /// The names follow Swift-SMART where they fit: ``ready()``, ``handleEHRLaunch(iss:launch:)``,
 /// ``authorize(userId:timeout:presentAuthorizationURL:)``, ``handleRedirect(url:)``, ``getJSON(at:)``.
-public actor SMARTClient {
+public actor SMARTClient: FHIRAccess {
     /// The FHIR server the app trusts: discovery starts here, every authorization request names it as `aud`, and
     /// it is the issuer the stored login is bound to.
     public nonisolated let fhirBase: URL
@@ -25,6 +21,10 @@ public actor SMARTClient {
     /// by default: such a server is refused. PKCE S256 is sent either way.
     public nonisolated let allowsServerWithoutS256: Bool
     let transport: any HTTPTransport
+    /// How FHIR requests are sent: the configuration's timeout and logger.
+    public nonisolated var fhirConnection: FHIRConnection {
+        FHIRConnection(transport: transport, timeout: configuration.requestTimeout, logger: configuration.logger)
+    }
     private var discovered: (configuration: SMARTConfiguration, vault: Vault)?
     private var pendingLaunch: String?
 
@@ -41,14 +41,7 @@ public actor SMARTClient {
         allowsServerWithoutS256: Bool = false,
         transport: any HTTPTransport = URLSessionTransport()
     ) throws(VaultError) {
-        guard fhirBase.isSecureOrLoopback else {
-            throw VaultError(
-                .insecureURL,
-                reason: "Refusing the FHIR server \(VaultError.printable(fhirBase.absoluteString, limit: 300)): "
-                    + "access tokens may only go over https, or plain http to a loopback address.",
-                host: fhirBase.displayHost
-            )
-        }
+        try FHIRConnection.check(fhirBase: fhirBase)
         var configuration = configuration
         configuration.issuer = fhirBase
         configuration.providerMetadata = nil
@@ -229,24 +222,6 @@ public actor SMARTClient {
     /// An access token, fresh for the leeway (refreshed when not).
     public func accessToken(forceRefresh: Bool = false) async throws(VaultError) -> AccessToken {
         try await vault().auth.getAccessToken(forceRefresh: forceRefresh)
-    }
-
-    /// `request` with `Authorization: Bearer` and a fresh access token.
-    /// - Throws: ``VaultError`` `.invalidConfiguration` when the request's URL is not under ``fhirBase``: the access
-    ///   token goes nowhere else.
-    public func authorizing(_ request: URLRequest) async throws(VaultError) -> URLRequest {
-        guard let url = request.url, isUnderBase(url) else {
-            throw VaultError(
-                .invalidConfiguration,
-                reason:
-                    "Refusing to authorize a request to \(VaultError.printable(request.url?.absoluteString ?? "", limit: 200)): "
-                    + "it is not under \(fhirBase.absoluteString), and the access token goes nowhere else.",
-                host: request.url?.displayHost
-            )
-        }
-        var request = request
-        request.setValue("Bearer \(try await accessToken().token)", forHTTPHeaderField: "Authorization")
-        return request
     }
 
     /// What the server's introspection endpoint (RFC 7662) says about `token`, by default the session's access token.

@@ -90,7 +90,7 @@ struct SMARTDiscovery: Sendable {
         let second = try await fetch(
             metadataURL,
             accept: "application/fhir+json",
-            limit: SMARTClient.maximumFHIRAnswerSize
+            limit: FHIRConnection.maximumAnswerSize
         )
         let uris = second.status == 200 ? Self.oauthURIs(in: second.body) : [:]
         guard let authorization = uris["authorize"], let token = uris["token"] else {

@@ -23,7 +23,7 @@ public struct AccessToken: Sendable, Hashable, CustomStringConvertible, CustomDe
     public let jwt: JWT?
 
     /// A token from a token answer: `expiresIn` is the answer's `expires_in`, counted from `now`.
-    init(token: String, userId: String, expiresIn: TimeInterval?, now: Date) {
+    package init(token: String, userId: String, expiresIn: TimeInterval?, now: Date) {
         self.token = token
         self.userId = userId
         let jwt = try? JWT(token: token)

@@ -1,33 +1,93 @@
+import CryptoExtras
 import Foundation
 import JWTKit
 import VaultCrypto
 
 /// A confidential client's private key and the `client_assertion` JWTs it signs (RFC 7523 section 3): `iss` and
 /// `sub` the client id, `aud` the endpoint the assertion goes to, a random `jti`, `iat` now and `exp` a minute
-/// later. jwt-kit signs: RS256 with an RSA key, ES256 with a P-256 key.
+/// later, `kid` in the header when the key has an id. jwt-kit signs: RS256 or RS384 with an RSA key, ES256 with a
+/// P-256 key, ES384 with a P-384 key (SMART's backend services require RS384 or ES384).
 struct ClientAssertionKey: Sendable {
     private enum Key: Sendable {
-        case rsa(Insecure.RSA.PrivateKey)
-        case ecdsa(ES256PrivateKey)
+        case rsa(JWTKit.Insecure.RSA.PrivateKey)
+        case p256(ES256PrivateKey)
+        case p384(ES384PrivateKey)
     }
 
     private let key: Key
-    private let keyId: String?
+    let keyId: String?
+    /// The JWS algorithm the assertions carry.
+    let algorithm: String
 
-    /// How long an assertion is valid: short, as RFC 7523 section 3 advises.
+    /// How long an assertion is valid: short, as RFC 7523 section 3 advises (SMART allows at most five minutes).
     static let lifetime: TimeInterval = 60
 
-    init(pem: String, keyId: String?) throws(VaultError) {
-        if let rsa = try? Insecure.RSA.PrivateKey(pem: pem) {
+    /// The key in `pem`, signing with `algorithm` (nil: RS256 for RSA, ES256 for P-256, ES384 for P-384).
+    init(pem: String, keyId: String?, algorithm: String? = nil) throws(VaultError) {
+        if let rsa = try? JWTKit.Insecure.RSA.PrivateKey(pem: pem) {
             key = .rsa(rsa)
-        } else if let ecdsa = try? ES256PrivateKey(pem: pem) {
-            key = .ecdsa(ecdsa)
+        } else if let p256 = try? ES256PrivateKey(pem: pem) {
+            key = .p256(p256)
+        } else if let p384 = try? ES384PrivateKey(pem: pem) {
+            key = .p384(p384)
         } else {
             throw .invalidConfiguration(
-                "the client's private key is neither an RSA key of 2048 bits or more nor a P-256 key in PEM"
+                "the client's private key is neither an RSA key of 2048 bits or more nor a P-256 or P-384 key in PEM"
             )
         }
+        let usable: [String] =
+            switch key {
+            case .rsa: ["RS256", "RS384"]
+            case .p256: ["ES256"]
+            case .p384: ["ES384"]
+            }
+        let chosen = algorithm ?? usable[0]
+        guard usable.contains(chosen) else {
+            throw .invalidConfiguration(
+                "the client's key signs \(usable.joined(separator: " or ")), not \(VaultError.printable(chosen))"
+            )
+        }
+        self.algorithm = chosen
         self.keyId = keyId
+    }
+
+    /// A new private key in PEM: RSA of 2048 bits, or P-384 (for RS384 or ES384 assertions).
+    static func generate(rsa: Bool) -> String {
+        if rsa {
+            // Key generation fails only when the system has no randomness; then nothing else works either.
+            return try! _RSA.Signing.PrivateKey(keySize: .bits2048).pemRepresentation
+        }
+        return P384.Signing.PrivateKey().pemRepresentation
+    }
+
+    /// The public half as a JWK (RFC 7517): `kty`, the key's numbers, `alg`, `use: sig` and `kid` when there is one,
+    /// for the server's registration of the client.
+    func publicJWK() -> [String: JSONValue] {
+        var jwk: [String: JSONValue] = ["alg": .string(algorithm), "use": "sig"]
+        if let keyId { jwk["kid"] = .string(keyId) }
+        switch key {
+        case .rsa(let rsa):
+            // The numbers come from swift-crypto, which jwt-kit's key is made of.
+            if let numbers = try? _RSA.Signing.PublicKey(pemRepresentation: rsa.publicKey.pemRepresentation)
+                .getKeyPrimitives()
+            {
+                jwk["kty"] = "RSA"
+                // RFC 7518 section 6.3.1: unsigned big-endian, in the fewest octets (no leading zero).
+                jwk["n"] = .string(Base64URL.encode(Data(numbers.modulus.drop { $0 == 0 })))
+                jwk["e"] = .string(Base64URL.encode(Data(numbers.publicExponent.drop { $0 == 0 })))
+            }
+        case .p256(let p256):
+            jwk["kty"] = "EC"
+            jwk["crv"] = "P-256"
+            jwk["x"] = p256.publicKey.parameters.map { .string($0.x) }
+            jwk["y"] = p256.publicKey.parameters.map { .string($0.y) }
+        case .p384(let p384):
+            jwk["kty"] = "EC"
+            jwk["crv"] = "P-384"
+            jwk["x"] = p384.publicKey.parameters.map { .string($0.x) }
+            jwk["y"] = p384.publicKey.parameters.map { .string($0.y) }
+        }
+        return jwk
     }
 
     private struct Claims: JWTPayload {
@@ -55,8 +115,10 @@ struct ClientAssertionKey: Sendable {
         do {
             let keys = JWTKeyCollection()
             switch key {
-            case .rsa(let rsa): await keys.add(rsa: rsa, digestAlgorithm: .sha256, kid: kid)
-            case .ecdsa(let ecdsa): await keys.add(ecdsa: ecdsa, kid: kid)
+            case .rsa(let rsa):
+                await keys.add(rsa: rsa, digestAlgorithm: algorithm == "RS384" ? .sha384 : .sha256, kid: kid)
+            case .p256(let p256): await keys.add(ecdsa: p256, kid: kid)
+            case .p384(let p384): await keys.add(ecdsa: p384, kid: kid)
             }
             return try await keys.sign(claims, kid: kid)
         } catch {

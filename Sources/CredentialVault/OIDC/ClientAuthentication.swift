@@ -58,11 +58,31 @@ public struct ClientAuthentication: Sendable, CustomStringConvertible, CustomDeb
         return ClientAuthentication(credential: .secret(secret, method))
     }
 
-    /// A confidential client with a private key in PEM (RSA of 2048 bits or more: RS256; P-256: ES256), with the
-    /// `kid` the issuer knows it by, if any.
-    /// - Throws: ``VaultError`` (a configuration error) when the PEM is neither.
-    public static func privateKeyJWT(pem: String, keyId: String? = nil) throws(VaultError) -> ClientAuthentication {
-        ClientAuthentication(credential: .privateKey(try ClientAssertionKey(pem: pem, keyId: keyId)))
+    /// A confidential client with a private key in PEM, with the `kid` the issuer knows it by, if any, signing its
+    /// assertions with `algorithm`: RS256 or RS384 for an RSA key of 2048 bits or more, ES256 for P-256, ES384 for
+    /// P-384 (nil: RS256, ES256 or ES384 by the key; SMART backend services want RS384 or ES384).
+    /// - Throws: ``VaultError`` (a configuration error) when the PEM is none of these, or cannot sign `algorithm`.
+    public static func privateKeyJWT(
+        pem: String,
+        keyId: String? = nil,
+        algorithm: String? = nil
+    ) throws(VaultError) -> ClientAuthentication {
+        ClientAuthentication(
+            credential: .privateKey(try ClientAssertionKey(pem: pem, keyId: keyId, algorithm: algorithm))
+        )
+    }
+
+    /// A new private key in PEM for ``privateKeyJWT(pem:keyId:algorithm:)``: RSA of 2048 bits (`rsa`), else P-384.
+    /// A secret: keep it in a file only its owner can read.
+    public static func generatePrivateKey(rsa: Bool = true) -> String {
+        ClientAssertionKey.generate(rsa: rsa)
+    }
+
+    /// The public half of a private key client's key as a JWK Set (`{"keys":[...]}`), for the server's registration
+    /// of the client; nil for other clients.
+    public var publicJWKS: JSONValue? {
+        guard case .privateKey(let key) = credential else { return nil }
+        return ["keys": [.object(key.publicJWK())]]
     }
 
     /// The method in use, or nil when a secret's method is left to the discovery document.

@@ -1,10 +1,37 @@
-import Foundation
-import Logging
+package import Foundation
+package import Logging
 
 /// The token endpoint: form-encoded POSTs of the code and refresh grants, with the client's authentication.
-struct TokenEndpoint: Sendable {
+package struct TokenEndpoint: Sendable {
     /// The endpoint, with `token_endpoint_auth_methods_supported` as its methods.
     let endpoint: AuthenticatedEndpoint
+
+    /// The token endpoint at `url`, for the client `clientId` authenticating with `authentication`.
+    package init(
+        url: URL,
+        clientId: String,
+        authentication: ClientAuthentication,
+        supportedMethods: [String]?,
+        now: @escaping @Sendable () -> Date,
+        transport: any HTTPTransport,
+        timeout: TimeInterval,
+        logger: Logger
+    ) {
+        endpoint = AuthenticatedEndpoint(
+            url: url,
+            clientId: clientId,
+            authentication: authentication,
+            supportedMethods: supportedMethods,
+            now: now,
+            transport: transport,
+            timeout: timeout,
+            logger: logger
+        )
+    }
+
+    init(endpoint: AuthenticatedEndpoint) {
+        self.endpoint = endpoint
+    }
 
     private struct Success: Decodable {
         let access_token: String
@@ -64,6 +91,12 @@ struct TokenEndpoint: Sendable {
 
     func refresh(_ refreshToken: String) async throws(VaultError) -> TokenResponse {
         try await post(["grant_type": "refresh_token", "refresh_token": refreshToken], deadOnBareRefusal: true)
+    }
+
+    /// The client credentials grant (RFC 6749 section 4.4): an access token for the client itself, no user and no
+    /// refresh token (SMART backend services, with a private key's assertion).
+    package func clientCredentials(scope: String) async throws(VaultError) -> TokenResponse {
+        try await post(["grant_type": "client_credentials", "scope": scope])
     }
 
     func exchange(code: String, verifier: String, redirectURI: String) async throws(VaultError) -> TokenResponse {

@@ -20,6 +20,8 @@ struct FhirGet: AsyncParsableCommand {
 
     @OptionGroup var unlocking: UnlockOptions
 
+    @OptionGroup(title: "As a backend service (no login, no password)") var backend: BackendOptions
+
     @Argument(help: ArgumentHelp("The path under the FHIR server.", valueName: "path"))
     var path: String
 
@@ -33,22 +35,32 @@ struct FhirGet: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await VaultContext.with(connection) { context in
-            let smart = try await context.unlockedSMARTClient(unlocking)
-            let result: JSONValue
-            if allPages {
-                let bundles = try await smart.search(path, allPages: true)
-                let entries = bundles.flatMap { $0["entry"]?.arrayValue ?? [] }
-                result = .object([
-                    "resourceType": "Bundle",
-                    "type": "searchset",
-                    "total": bundles.first?["total"] ?? .number(Double(entries.count)),
-                    "entry": .array(entries),
-                ])
-            } else {
-                result = try await smart.getJSON(at: path)
+        if backend.isBackend {
+            try await Command.run {
+                try await Self.get(path, allPages: allPages, from: try backend.client(connection))
             }
-            Terminal.output(Format.json(result, pretty: true))
+            return
         }
+        try await VaultContext.with(connection) { context in
+            try await Self.get(path, allPages: allPages, from: try await context.unlockedSMARTClient(unlocking))
+        }
+    }
+
+    /// Prints the JSON at `path` (every page's entries in one Bundle, with `allPages`).
+    static func get(_ path: String, allPages: Bool, from client: some FHIRAccess) async throws {
+        let result: JSONValue
+        if allPages {
+            let bundles = try await client.search(path, allPages: true)
+            let entries = bundles.flatMap { $0["entry"]?.arrayValue ?? [] }
+            result = .object([
+                "resourceType": "Bundle",
+                "type": "searchset",
+                "total": bundles.first?["total"] ?? .number(Double(entries.count)),
+                "entry": .array(entries),
+            ])
+        } else {
+            result = try await client.getJSON(at: path)
+        }
+        Terminal.output(Format.json(result, pretty: true))
     }
 }

@@ -11,6 +11,8 @@ struct Smart: AsyncParsableCommand {
             scope, fhirUser, ...) is sealed with the refresh token: `credential-vault smart context` in a later process shows \
             the same context after the password.
             """,
-        subcommands: [SmartLaunch.self, SmartContext.self, SmartIntrospect.self]
+        subcommands: [
+            SmartLaunch.self, SmartContext.self, SmartIntrospect.self, SmartBackend.self, SmartBackendKey.self,
+        ]
     )
 }

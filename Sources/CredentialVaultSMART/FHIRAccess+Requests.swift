@@ -2,13 +2,13 @@ public import CredentialVault
 public import Foundation
 import Logging
 
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+
 /// FHIR requests with an always-fresh access token: read, search with paging, raw GET. Resources come back as
 /// JSON (``JSONValue``); decode them into your own types, no FHIR model library needed.
-extension SMARTClient {
-    /// The largest FHIR answer read: 16 MiB.
-    public static let maximumFHIRAnswerSize = 16 << 20
-    /// The most search pages followed: a server whose `next` links never end is stopped here.
-    public static let maximumPages = 1000
+extension FHIRAccess {
 
     /// The JSON resource at `path`, relative to the FHIR base (`Patient/123`).
     /// - Throws: ``VaultError``: `isAccessDenied` on a 403 (the granted scope does not cover it), `.serverRefused`
@@ -22,9 +22,13 @@ extension SMARTClient {
         guard !type.isEmpty, !id.isEmpty, !"\(type)\(id)".contains("/") else {
             throw VaultError(.invalidConfiguration, reason: "A FHIR read needs a resource type and an id.")
         }
-        return try await getJSON(
-            at: "\(type)/\(id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? id)"
-        )
+        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-."))
+        guard type.unicodeScalars.allSatisfy(CharacterSet.letters.contains),
+            let encoded = id.addingPercentEncoding(withAllowedCharacters: allowed)
+        else {
+            throw VaultError(.invalidConfiguration, reason: "A FHIR read needs a resource type of letters and an id.")
+        }
+        return try await getJSON(at: "\(type)/\(encoded)")
     }
 
     /// A search (`Patient?_count=5`): the searchset Bundle of the first page, or, with `allPages`, of every page,
@@ -35,11 +39,11 @@ extension SMARTClient {
         var next: URL? = try url(for: query)
         var bundles: [JSONValue] = []
         while let page = next {
-            guard bundles.count < Self.maximumPages else {
+            guard bundles.count < FHIRConnection.maximumPages else {
                 throw VaultError(
                     .unexpectedAnswer,
                     reason: "The FHIR server's search \(VaultError.printable(query, limit: 200)) went on for more than "
-                        + "\(Self.maximumPages) pages; stopped there.",
+                        + "\(FHIRConnection.maximumPages) pages; stopped there.",
                     host: fhirBase.displayHost
                 )
             }
@@ -58,6 +62,27 @@ extension SMARTClient {
             next = try link?["url"]?.stringValue.map { text throws(VaultError) in try url(for: text) }
         }
         return bundles
+    }
+
+    /// `request` with `Authorization: Bearer` and a fresh access token.
+    /// - Throws: ``VaultError`` `.invalidConfiguration` when the request's URL is not under ``fhirBase``: the access
+    ///   token goes nowhere else.
+    public func authorizing(_ request: URLRequest) async throws(VaultError) -> URLRequest {
+        guard let url = request.url, isUnderBase(url) else {
+            throw VaultError(
+                .invalidConfiguration,
+                reason: "Refusing to authorize a request to "
+                    + "\(VaultError.printable(request.url?.absoluteString ?? "", limit: 200)): it is not under "
+                    + "\(fhirBase.absoluteString), and the access token goes nowhere else.",
+                host: request.url?.displayHost
+            )
+        }
+        var request = request
+        request.setValue(
+            "Bearer \(try await accessToken(forceRefresh: false).token)",
+            forHTTPHeaderField: "Authorization"
+        )
+        return request
     }
 
     /// The body of a GET of `path` (relative to the FHIR base), with `accept`; for binaries and documents.
@@ -85,9 +110,9 @@ extension SMARTClient {
     /// A GET with a fresh access token; a 401 that challenges the token (`WWW-Authenticate`) refreshes once and
     /// tries again.
     private func get(_ url: URL, accept: String) async throws(VaultError) -> HTTPResponse {
-        var response = try await send(url, accept: accept, token: try await accessToken())
+        var response = try await send(url, accept: accept, token: try await accessToken(forceRefresh: false))
         if response.status == 401, response.headers["www-authenticate"] != nil {
-            configuration.logger.debug("the FHIR server refused the access token; refreshing it once")
+            fhirConnection.logger.debug("the FHIR server refused the access token; refreshing it once")
             response = try await send(url, accept: accept, token: try await accessToken(forceRefresh: true))
         }
         guard (200..<300).contains(response.status) else { throw refusal(response, url: url) }
@@ -99,11 +124,11 @@ extension SMARTClient {
             method: "GET",
             url: url,
             headers: ["Accept": accept, "Authorization": "Bearer \(token.token)"],
-            timeout: configuration.requestTimeout,
-            maximumAnswerSize: Self.maximumFHIRAnswerSize
+            timeout: fhirConnection.timeout,
+            maximumAnswerSize: FHIRConnection.maximumAnswerSize
         )
         do {
-            return try await transport.send(request, logger: configuration.logger)
+            return try await fhirConnection.transport.send(request, logger: fhirConnection.logger)
         } catch {
             throw .network(error, service: "the FHIR server", origin: .issuer)
         }
@@ -173,7 +198,7 @@ extension SMARTClient {
         return decoded == basePath || decoded == basePath + "/" || decoded.hasPrefix(basePath + "/")
     }
 
-    private nonisolated static func port(_ components: URLComponents) -> Int? {
+    nonisolated static func port(_ components: URLComponents) -> Int? {
         components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
     }
 }
