@@ -1,3 +1,4 @@
+import CredentialVault
 import Foundation
 import KeyServiceMock
 import Testing
@@ -144,6 +145,36 @@ struct SmartTests {
             )
             #expect(launch.status == 0, "\(launch.stderr)")
             #expect(launch.stdout.contains("Registered alice"))
+        }
+    }
+
+    @Test("a backend service at the terminal: its JWKS, a token, and fhir get with the key instead of a login")
+    func backendService() async throws {
+        let pem = ClientAuthentication.generatePrivateKey(rsa: false)
+        let key = try ClientAuthentication.privateKeyJWT(pem: pem, keyId: "k1", algorithm: "ES384")
+        let jwks = String(decoding: try JSONEncoder().encode(try #require(key.publicJWKS)), as: UTF8.self)
+        var configuration = Self.smartServer
+        configuration.smart?.backendClients = [SMARTBackendClient(clientId: "svc", jwks: jwks)]
+        try await withSandbox(server: configuration) { sandbox in
+            let fhir = try #require(sandbox.server?.fhirBase.absoluteString)
+            let keyFile = sandbox.root.appending(path: "service.pem")
+            try Data(pem.utf8).write(to: keyFile)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile.path)
+            let options = ["--fhir", fhir, "--client-id", "svc", "--key", keyFile.path, "--key-id", "k1"]
+
+            let printed = try await sandbox.run(["smart", "backend", "--jwks"] + options)
+            #expect(printed.status == 0, "\(printed.stderr)")
+            #expect(printed.stdout.contains("\"ES384\"") && !printed.stdout.contains("\"d\""))
+
+            let token = try await sandbox.run(["smart", "backend", "--json"] + options)
+            #expect(token.status == 0, "\(token.stderr)")
+            let answer = try #require(try JSONSerialization.jsonObject(with: Data(token.stdout.utf8)) as? [String: Any])
+            #expect(answer["scope"] as? String == "system/*.rs")
+
+            let all = try await sandbox.run(["fhir", "get", "Patient?_count=5", "--all-pages"] + options)
+            #expect(all.status == 0, "\(all.stderr)")
+            let bundle = try #require(try JSONSerialization.jsonObject(with: Data(all.stdout.utf8)) as? [String: Any])
+            #expect((bundle["entry"] as? [Any])?.count == 12)
         }
     }
 
