@@ -68,6 +68,8 @@ let package = Package(
                 "VaultCrypto",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // Backend Services client assertions (RS384, ES384, ...): verified by jwt-kit, never by our own code.
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -25,6 +25,7 @@ public final class KeyServiceMockServer: Sendable {
     public let faults: FaultInjection
     private let state: StateStore
     private let smartStore: SMARTStore
+    private let tokenRequestCounts: TokenRequestCounts
     private let task: Task<Void, any Error>
     /// Runs the application; ``stop()`` and, when configured, SIGINT and SIGTERM shut it down gracefully.
     private let serviceGroup: ServiceGroup
@@ -51,12 +52,22 @@ public final class KeyServiceMockServer: Sendable {
         smartStore.createLaunch(patient: patient, encounter: encounter)
     }
 
+    /// How many token-endpoint requests with `grant_type` = `grantType` were answered so far, taken or refused.
+    ///
+    /// A test of a client that caches its token shows with it that the cached token caused no new request:
+    /// `tokenRequests(grantType: "client_credentials")` stays where it was. Requests without a `grant_type`, and
+    /// those an injected fault stopped before the endpoint, are not counted.
+    public func tokenRequests(grantType: String) -> Int {
+        tokenRequestCounts.requests(grantType: grantType)
+    }
+
     private init(
         baseURL: URL,
         issuer: URL,
         faults: FaultInjection,
         state: StateStore,
         smartStore: SMARTStore,
+        tokenRequestCounts: TokenRequestCounts,
         task: Task<Void, any Error>,
         serviceGroup: ServiceGroup
     ) {
@@ -65,6 +76,7 @@ public final class KeyServiceMockServer: Sendable {
         self.faults = faults
         self.state = state
         self.smartStore = smartStore
+        self.tokenRequestCounts = tokenRequestCounts
         self.task = task
         self.serviceGroup = serviceGroup
     }
@@ -75,7 +87,8 @@ public final class KeyServiceMockServer: Sendable {
     /// - Throws: ``KeyServiceMockError`` when the configuration is unusable (a host that is not loopback,
     ///   unless ``KeyServiceMockConfiguration/allowsNonLoopbackHost`` is set), the state directory is not
     ///   0700 and this user's, is damaged (a pepper or signing key missing or unreadable) or in use by another
-    ///   server, or the address cannot be bound.
+    ///   server, a SMART backend client's JWK Set is unusable (``SMARTBackendClient/jwks``), or the address
+    ///   cannot be bound.
     public static func start(
         _ configuration: KeyServiceMockConfiguration = .init()
     ) async throws -> KeyServiceMockServer {
@@ -104,12 +117,15 @@ public final class KeyServiceMockServer: Sendable {
         let layout = Layout(realm: configuration.realm)
         let address = ServerAddress()
         let smartStore = SMARTStore(state: state)
+        let tokenRequestCounts = TokenRequestCounts()
         let provider = IdentityProvider(
             configuration: configuration,
             signer: try TokenSigner(state: state),
             sessions: try SessionStore(state: state),
             address: address,
-            smartStore: smartStore
+            smartStore: smartStore,
+            backendServices: try BackendServices(configuration.smart?.backendClients ?? []),
+            tokenRequests: tokenRequestCounts
         )
         let keyStore = try KeyStore(
             state: state,
@@ -191,6 +207,7 @@ public final class KeyServiceMockServer: Sendable {
             faults: faults,
             state: state,
             smartStore: smartStore,
+            tokenRequestCounts: tokenRequestCounts,
             task: task,
             serviceGroup: serviceGroup
         )
@@ -228,6 +245,8 @@ public final class KeyServiceMockServer: Sendable {
             guard !smart.defaultPatient.isEmpty, !smart.defaultEncounter.isEmpty else {
                 throw KeyServiceMockError("the SMART mode's defaultPatient and defaultEncounter must not be empty")
             }
+            // Read here too, so that a bad JWK Set is refused before the state is opened.
+            _ = try BackendServices(smart.backendClients)
         }
     }
 

@@ -28,7 +28,9 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
             --smart adds a SMART on FHIR mode: a FHIR base at http://HOST:PORT/fhir/r4 (the ready line ends \
             with "fhir FHIR_BASE") with .well-known/smart-configuration and metadata, launch context in \
             token responses, opaque access tokens, a Patient endpoint, and POST /smart/ehr-launch \
-            {"patient":"p3","encounter":"e2"} to create an EHR launch id.
+            {"patient":"p3","encounter":"e2"} to create an EHR launch id. --smart-backend-client adds a SMART \
+            Backend Services client: the token endpoint then takes its client_credentials grant, authenticated by \
+            a private_key_jwt assertion (RS384, ES384, RS256 or ES256) that a key of its JWK Set verifies.
             """
     )
 
@@ -118,6 +120,18 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
     )
     var smartRefreshIncludesContext = false
 
+    @Option(
+        help: ArgumentHelp(
+            """
+            A SMART Backend Services client as ID=JWKS_FILE, the file holding its public keys as a JWK Set \
+            ({"keys":[...]}, each key with a kid); repeat for more; implies --smart.
+            """,
+            valueName: "client"
+        ),
+        completion: .file()
+    )
+    var smartBackendClient: [String] = []
+
     @Flag(help: "Stop when standard input reaches end of file (a parent process that started this one has gone).")
     var exitOnStdinEof = false
 
@@ -149,11 +163,17 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
         configuration.idTokenLifetime = idTokenLifetime
         configuration.refreshTokenLifetime = refreshTokenLifetime
         configuration.stopsOnTerminationSignals = true
-        if smart || smartLegacy || smartWithoutS256 || smartRefreshIncludesContext {
+        if smart || smartLegacy || smartWithoutS256 || smartRefreshIncludesContext || !smartBackendClient.isEmpty {
             var mode = SMARTMode()
             mode.discovery = smartLegacy ? .capabilityStatementOnly : .wellKnown
             mode.offersS256 = !smartWithoutS256
             mode.refreshIncludesContext = smartRefreshIncludesContext
+            do {
+                mode.backendClients = try smartBackendClient.map(Self.loadBackendClient)
+            } catch {
+                FileHandle.standardError.write(Data("keyservice-mock: \(error)\n".utf8))
+                throw ExitCode.failure
+            }
             configuration.smart = mode
         }
         // Standard error, always: standard output carries only the ready line.
@@ -196,6 +216,21 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("keyservice-mock: stopped: \(error)\n".utf8))
             throw ExitCode.failure
         }
+    }
+
+    /// `ID=JWKS_FILE`: the backend client `ID` with the JWK Set the file holds (checked when the server starts).
+    static func loadBackendClient(_ text: String) throws -> SMARTBackendClient {
+        let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, !parts[0].isEmpty else {
+            throw ValidationError("--smart-backend-client takes ID=JWKS_FILE, got '\(text)'")
+        }
+        let jwks: String
+        do {
+            jwks = try String(contentsOfFile: parts[1], encoding: .utf8)
+        } catch {
+            throw ValidationError("--smart-backend-client \(parts[0]): cannot read the JWK Set file \(parts[1])")
+        }
+        return SMARTBackendClient(clientId: parts[0], jwks: jwks)
     }
 
     static func parseClient(_ text: String) throws -> MockClient {

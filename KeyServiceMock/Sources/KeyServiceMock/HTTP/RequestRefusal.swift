@@ -22,6 +22,11 @@ struct RequestRefusal: HTTPResponseError {
         RequestRefusal(status: .badRequest, error: error, description: description)
     }
 
+    /// A client that failed to authenticate (RFC 6749 section 5.2, `invalid_client`), answered 401.
+    static func clientAuthenticationFailed(_ description: String) -> RequestRefusal {
+        RequestRefusal(status: .unauthorized, error: "invalid_client", description: description)
+    }
+
     /// A grant that does not hold (RFC 6749 section 5.2), answered 400.
     static func invalidGrant(_ description: String) -> RequestRefusal {
         .oauth("invalid_grant", description)

@@ -9,6 +9,10 @@ struct IdentityProvider: Sendable {
     let address: ServerAddress
     /// EHR launches, session contexts and opaque access tokens; used only when `configuration.smart` is set.
     let smartStore: SMARTStore
+    /// The SMART mode's backend clients and their assertions; none outside the SMART mode.
+    let backendServices: BackendServices
+    /// How many token requests each `grant_type` had.
+    let tokenRequests: TokenRequestCounts
 
     /// How long an authorization code may wait for its exchange.
     static let codeLifetime: TimeInterval = 60
@@ -27,6 +31,17 @@ struct IdentityProvider: Sendable {
 
     func client(_ clientId: String) -> MockClient? {
         configuration.clients.first { $0.clientId == clientId }
+    }
+
+    /// Whether `clientId` is a public client or, in the SMART mode, a backend client: the ones that may
+    /// introspect and revoke tokens.
+    func isKnownClient(_ clientId: String) -> Bool {
+        client(clientId) != nil || backendServices.isClient(clientId)
+    }
+
+    /// The absolute URL of `relative`, a path below the issuer, as discovery documents state it.
+    func endpoint(_ relative: String, layout: Layout) -> String {
+        address.baseURL + layout.path(relative)
     }
 
     func user(username: String, password: String) -> MockUser? {
@@ -106,13 +121,40 @@ struct IdentityProvider: Sendable {
             sessionState: session.id
         )
         if let launch {
-            response.mockSite = ["name": "KeyServiceMock", "unit": "ward-7"]
+            response.mockSite = Self.mockSite
             if includesContext {
                 addContext(launch, to: &response)
             }
         }
         return response
     }
+
+    /// The answer to a backend client's `client_credentials` grant: a new opaque access token for `scope`,
+    /// with no session, patient or refresh token.
+    func clientCredentialsResponse(for client: SMARTBackendClient, scope: String) -> ClientCredentialsTokenResponse {
+        let now = configuration.now()
+        let accessToken = smartStore.issue(
+            OpaqueAccessToken(
+                clientId: client.clientId,
+                subject: client.clientId,
+                sessionId: nil,
+                scope: scope,
+                patient: nil,
+                expiresAt: now.addingTimeInterval(configuration.accessTokenLifetime)
+            ),
+            at: now
+        )
+        return ClientCredentialsTokenResponse(
+            accessToken: accessToken,
+            tokenType: "Bearer",
+            expiresIn: Int(configuration.accessTokenLifetime),
+            scope: scope,
+            mockSite: Self.mockSite
+        )
+    }
+
+    /// A field no specification defines, in every token answer of the SMART mode.
+    private static let mockSite: JSONValue = ["name": "KeyServiceMock", "unit": "ward-7"]
 
     /// The SMART launch context fields of a token response (SMART App Launch 2.2, "launch context").
     private func addContext(_ launch: LaunchContext, to response: inout TokenResponse) {
@@ -135,11 +177,13 @@ struct IdentityProvider: Sendable {
         launch.isEHRLaunch ? "Practitioner/dr-1" : "Patient/\(launch.patient ?? smart?.defaultPatient ?? "p1")"
     }
 
-    /// The opaque access token `value` names, if it is known, not expired, and its session has not ended.
+    /// The opaque access token `value` names, if it is known, not expired, and its session (if it has one)
+    /// has not ended.
     func activeAccessToken(_ value: String) -> OpaqueAccessToken? {
-        guard let token = smartStore.accessToken(value, at: configuration.now()),
-            let session = sessions.session(token.sessionId), !session.revoked
-        else { return nil }
+        guard let token = smartStore.accessToken(value, at: configuration.now()) else { return nil }
+        if let sessionId = token.sessionId {
+            guard let session = sessions.session(sessionId), !session.revoked else { return nil }
+        }
         return token
     }
 

@@ -21,7 +21,7 @@ struct OpenIDRoutes: Sendable {
         }
         router.post(RouterPath(layout.path(Layout.token))) { request, context in
             var request = request
-            return try token(try await request.formFields(), logger: context.logger)
+            return try await token(try await request.formFields(), layout: layout, logger: context.logger)
         }
         router.post(RouterPath(layout.path(Layout.introspection))) { request, context in
             var request = request
@@ -161,8 +161,13 @@ struct OpenIDRoutes: Sendable {
 
     // MARK: Token endpoint
 
-    private func token(_ fields: FormFields, logger: Logger) throws -> Response {
+    private func token(_ fields: FormFields, layout: Layout, logger: Logger) async throws -> Response {
         let grantType = try fields.required("grant_type")
+        provider.tokenRequests.count(grantType)
+        // A backend client authenticates by its assertion: client_id is optional for it.
+        if grantType == "client_credentials", provider.smart != nil, provider.backendServices.isEnabled {
+            return try await clientCredentials(fields, layout: layout, logger: logger)
+        }
         let clientId = try fields.required("client_id")
         guard provider.client(clientId) != nil else {
             throw RequestRefusal.oauth("invalid_client", "unknown client_id")
@@ -240,6 +245,37 @@ struct OpenIDRoutes: Sendable {
         return issued(session, grantType: "authorization_code", nonce: code.nonce, logger: logger)
     }
 
+    /// SMART Backend Services: a `client_credentials` grant for `system/` scopes, the client authenticated by a
+    /// `private_key_jwt` assertion (RFC 7523 section 2.2); answered with an opaque access token alone.
+    private func clientCredentials(_ fields: FormFields, layout: Layout, logger: Logger) async throws -> Response {
+        guard fields["client_assertion_type"] == BackendServices.assertionType else {
+            throw RequestRefusal.clientAuthenticationFailed(
+                "client_assertion_type must be \(BackendServices.assertionType): a backend client authenticates "
+                    + "with a private_key_jwt assertion"
+            )
+        }
+        guard let assertion = fields["client_assertion"] else {
+            throw RequestRefusal.clientAuthenticationFailed("client_assertion is missing")
+        }
+        let client = try await provider.backendServices.authenticate(
+            assertion: assertion,
+            clientIdField: fields["client_id"],
+            tokenEndpoint: provider.endpoint(Layout.token, layout: layout),
+            now: now
+        )
+        guard let requested = fields["scope"], !provider.scopes(of: requested).isEmpty else {
+            throw RequestRefusal.oauth("invalid_scope", "scope is missing: ask for system/ scopes, such as system/*.rs")
+        }
+        for scope in requested.split(separator: " ") where SMARTScope(scope)?.context != "system" {
+            throw RequestRefusal.oauth(
+                "invalid_scope",
+                "a backend client is granted system/ scopes only (system/Patient.rs, system/*.read, ...): \(scope) is not one"
+            )
+        }
+        logger.debug("token issued, grant client_credentials", metadata: ["client_id": "\(client.clientId)"])
+        return .json(provider.clientCredentialsResponse(for: client, scope: client.grantedScope ?? requested))
+    }
+
     /// RFC 7636 section 4.1: a verifier (or plain challenge) is 43 to 128 unreserved characters.
     private static func isWellFormedVerifier(_ verifier: String) -> Bool {
         (43...128).contains(verifier.count)
@@ -302,7 +338,7 @@ struct OpenIDRoutes: Sendable {
     private func revoke(_ fields: FormFields, logger: Logger) throws -> Response {
         let token = try fields.required("token")
         let clientId = try fields.required("client_id")
-        guard provider.client(clientId) != nil else {
+        guard provider.isKnownClient(clientId) else {
             throw RequestRefusal.oauth("invalid_client", "unknown client_id")
         }
         if provider.smart != nil, let opaque = provider.smartStore.accessToken(token, at: now) {
@@ -310,7 +346,10 @@ struct OpenIDRoutes: Sendable {
                 throw RequestRefusal.invalidRequest("the token was issued to another client")
             }
             provider.smartStore.revokeAccessToken(token)
-            logger.debug("access token revoked", metadata: ["sid": "\(opaque.sessionId)"])
+            logger.debug(
+                "access token revoked",
+                metadata: ["client_id": "\(opaque.clientId)", "sid": "\(opaque.sessionId ?? "-")"]
+            )
             return Response(status: .ok)
         }
         // RFC 7009 section 2.2: an invalid or unknown token is answered 200 all the same.
@@ -341,14 +380,17 @@ struct OpenIDRoutes: Sendable {
     private func introspect(_ fields: FormFields, logger: Logger) throws -> Response {
         let token = try fields.required("token")
         let clientId = try fields.required("client_id")
-        guard provider.client(clientId) != nil else {
+        guard provider.isKnownClient(clientId) else {
             throw RequestRefusal.oauth("invalid_client", "unknown client_id")
         }
         guard provider.smart != nil, let opaque = provider.activeAccessToken(token) else {
             logger.debug("introspection: inactive token")
             return .json(["active": false] as JSONValue)
         }
-        logger.debug("introspection: active token", metadata: ["sid": "\(opaque.sessionId)"])
+        logger.debug(
+            "introspection: active token",
+            metadata: ["client_id": "\(opaque.clientId)", "sid": "\(opaque.sessionId ?? "-")"]
+        )
         var answer: [String: JSONValue] = [
             "active": true, "scope": .string(opaque.scope), "client_id": .string(opaque.clientId),
             "sub": .string(opaque.subject), "token_type": "Bearer",
@@ -400,7 +442,7 @@ struct OpenIDRoutes: Sendable {
         if provider.smart != nil, let authorization = request.headers[.authorization],
             authorization.hasPrefix("Bearer "),
             let opaque = provider.activeAccessToken(String(authorization.dropFirst("Bearer ".count))),
-            let session = provider.sessions.session(opaque.sessionId)
+            let sessionId = opaque.sessionId, let session = provider.sessions.session(sessionId)
         {
             logger.debug("userinfo answered", metadata: ["sub": "\(opaque.subject)"])
             return .json([

@@ -34,3 +34,22 @@ struct TokenResponse: Encodable {
         case mockSite = "x-mock-site"
     }
 }
+
+/// The token endpoint's answer to a SMART backend client's `client_credentials` grant: an opaque access token
+/// and its scope, with no refresh token, id token or launch context (SMART Backend Services).
+struct ClientCredentialsTokenResponse: Encodable {
+    let accessToken: String
+    let tokenType: String
+    let expiresIn: Int
+    let scope: String
+    /// The SMART mode's field no specification defines, as in its other token answers.
+    let mockSite: JSONValue
+
+    enum CodingKeys: String, CodingKey {
+        case accessToken = "access_token"
+        case tokenType = "token_type"
+        case expiresIn = "expires_in"
+        case scope
+        case mockSite = "x-mock-site"
+    }
+}

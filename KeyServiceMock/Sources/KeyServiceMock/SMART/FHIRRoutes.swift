@@ -43,7 +43,10 @@ struct FHIRRoutes: Sendable {
             let interaction = permission == "r" ? "read" : "search"
             throw FHIRRefusal.forbidden("the granted scope does not allow \(interaction) on Patient")
         }
-        logger.debug("FHIR request authorized", metadata: ["sid": "\(token.sessionId)"])
+        logger.debug(
+            "FHIR request authorized",
+            metadata: ["client_id": "\(token.clientId)", "sid": "\(token.sessionId ?? "-")"]
+        )
     }
 
     /// `n` for `p{n}` with `n` in 1...patientCount, written without leading zeros.

@@ -8,6 +8,8 @@ struct SMARTConfiguration: Encodable {
     let revocationEndpoint: String
     let introspectionEndpoint: String
     let tokenEndpointAuthMethodsSupported: [String]
+    /// Listed only with backend clients: the algorithms their `private_key_jwt` assertions may use.
+    let tokenEndpointAuthSigningAlgValuesSupported: [String]?
     let scopesSupported: [String]
     let responseTypesSupported: [String]
     let grantTypesSupported: [String]
@@ -21,12 +23,21 @@ struct SMARTConfiguration: Encodable {
         "permission-v2", "permission-patient", "permission-user", "sso-openid-connect",
     ]
 
+    /// What the SMART mode `mode` can do: ``supportedCapabilities``, and with backend clients
+    /// `client-confidential-asymmetric` (SMART Backend Services), which a server without any could not honour.
+    static func capabilities(of mode: SMARTMode) -> [String] {
+        mode.backendClients.isEmpty ? supportedCapabilities : supportedCapabilities + ["client-confidential-asymmetric"]
+    }
+
     /// The scopes `scopes_supported` lists: launch, identity and refresh scopes, and examples of resource scopes
     /// (any v1 or v2 resource scope is taken).
     static let supportedScopes = [
         "openid", "fhirUser", "launch", "launch/patient", "launch/encounter", "offline_access", "online_access",
         "patient/*.rs", "user/*.rs", "patient/*.cruds", "user/*.cruds", "patient/*.read", "user/*.read",
     ]
+
+    /// The `system/` scope examples listed besides ``supportedScopes`` when there are backend clients.
+    static let systemScopes = ["system/*.rs", "system/*.read"]
 
     enum CodingKeys: String, CodingKey {
         case issuer, capabilities
@@ -36,6 +47,7 @@ struct SMARTConfiguration: Encodable {
         case revocationEndpoint = "revocation_endpoint"
         case introspectionEndpoint = "introspection_endpoint"
         case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
+        case tokenEndpointAuthSigningAlgValuesSupported = "token_endpoint_auth_signing_alg_values_supported"
         case scopesSupported = "scopes_supported"
         case responseTypesSupported = "response_types_supported"
         case grantTypesSupported = "grant_types_supported"

@@ -27,8 +27,16 @@ public struct SMARTMode: Sendable {
     /// The FHIR endpoint checks access against this granted scope, so a client can be tested for keeping
     /// (and acting on) what was granted rather than what it asked for.
     public var grantedScope: String? = nil
+    /// The SMART Backend Services clients the token endpoint knows; none by default.
+    ///
+    /// Each may get an access token with a `client_credentials` grant, authenticated by a `private_key_jwt`
+    /// assertion its JWK Set verifies, for `system/` scopes. With at least one, discovery lists
+    /// `client_credentials`, `private_key_jwt` and the capability `client-confidential-asymmetric`; with none,
+    /// the grant is unsupported and discovery does not mention it. ``grantedScope`` does not apply to them:
+    /// ``SMARTBackendClient/grantedScope`` does.
+    public var backendClients: [SMARTBackendClient] = []
 
     /// The defaults: well-known discovery, S256 offered, refreshes without context, 12 patients,
-    /// `p1` and `e1` for standalone launches, the requested scopes granted.
+    /// `p1` and `e1` for standalone launches, the requested scopes granted, no backend clients.
     public init() {}
 }

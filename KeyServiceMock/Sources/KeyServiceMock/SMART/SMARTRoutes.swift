@@ -36,26 +36,30 @@ struct SMARTRoutes: Sendable {
     }
 
     private func endpoint(_ relative: String, layout: Layout) -> String {
-        provider.address.baseURL + layout.path(relative)
+        provider.endpoint(relative, layout: layout)
     }
 
     private var codeChallengeMethods: [String] {
         mode.offersS256 ? ["S256"] : ["plain"]
     }
 
+    /// The smart-configuration; with backend clients it also offers `client_credentials` with `private_key_jwt`.
     func configuration(layout: Layout) -> SMARTConfiguration {
-        SMARTConfiguration(
+        let backend = !mode.backendClients.isEmpty
+        return SMARTConfiguration(
             issuer: provider.issuer,
             jwksURI: endpoint(Layout.certs, layout: layout),
             authorizationEndpoint: endpoint(Layout.authorization, layout: layout),
             tokenEndpoint: endpoint(Layout.token, layout: layout),
             revocationEndpoint: endpoint(Layout.revocation, layout: layout),
             introspectionEndpoint: endpoint(Layout.introspection, layout: layout),
-            tokenEndpointAuthMethodsSupported: ["none"],
-            scopesSupported: SMARTConfiguration.supportedScopes,
+            tokenEndpointAuthMethodsSupported: backend ? ["none", "private_key_jwt"] : ["none"],
+            tokenEndpointAuthSigningAlgValuesSupported: backend ? BackendServices.algorithms : nil,
+            scopesSupported: SMARTConfiguration.supportedScopes + (backend ? SMARTConfiguration.systemScopes : []),
             responseTypesSupported: ["code"],
-            grantTypesSupported: ["authorization_code", "refresh_token", "password"],
-            capabilities: SMARTConfiguration.supportedCapabilities,
+            grantTypesSupported: ["authorization_code", "refresh_token", "password"]
+                + (backend ? ["client_credentials"] : []),
+            capabilities: SMARTConfiguration.capabilities(of: mode),
             codeChallengeMethodsSupported: codeChallengeMethods
         )
     }
@@ -72,7 +76,7 @@ struct SMARTRoutes: Sendable {
                 ["url": "introspect", "valueUri": .string(endpoint(Layout.introspection, layout: layout))],
             ],
         ]
-        let capabilities = SMARTConfiguration.supportedCapabilities.map { capability -> JSONValue in
+        let capabilities = SMARTConfiguration.capabilities(of: mode).map { capability -> JSONValue in
             [
                 "url": "http://fhir-registry.smarthealthit.org/StructureDefinition/capabilities",
                 "valueCode": .string(capability),
