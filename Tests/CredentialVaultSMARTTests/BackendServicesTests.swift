@@ -15,7 +15,11 @@ struct BackendServicesTests {
         _ body: (KeyServiceMockServer, ManualClock, CredentialVaultSMART.SMARTBackendClient) async throws -> Void
     ) async throws {
         let pem = ClientAuthentication.generatePrivateKey(rsa: rsa)
-        let published = try ClientAuthentication.privateKeyJWT(pem: pem, keyId: serverKeyId, algorithm: rsa ? "RS384" : "ES384")
+        let published = try ClientAuthentication.privateKeyJWT(
+            pem: pem,
+            keyId: serverKeyId,
+            algorithm: rsa ? "RS384" : "ES384"
+        )
         let jwks = String(decoding: try JSONEncoder().encode(try #require(published.publicJWKS)), as: UTF8.self)
         let clock = ManualClock()
         var configuration = KeyServiceMockConfiguration()
@@ -37,7 +41,10 @@ struct BackendServicesTests {
         }
     }
 
-    @Test("a backend service reads Patient?_count=5 with a system/*.rs token, and reuses the token", arguments: [true, false])
+    @Test(
+        "a backend service reads Patient?_count=5 with a system/*.rs token, and reuses the token",
+        arguments: [true, false]
+    )
     func searchAndReuse(rsa: Bool) async throws {
         try await Self.with(rsa: rsa) { server, _, client in
             let first = try await client.search("Patient?_count=5")
