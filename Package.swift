@@ -90,7 +90,11 @@ let package = Package(
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto"], resources: [.copy("Vectors")]),
         .testTarget(
             name: "KeyServiceMockTests",
-            dependencies: ["KeyServiceMock", "VaultCrypto", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "KeyServiceMock", "VaultCrypto", .product(name: "Logging", package: "swift-log"),
+                // A backend client's keys and assertions (SMARTBackendServicesTests).
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
             path: "KeyServiceMock/Tests/KeyServiceMockTests"
         ),
         .testTarget(
