@@ -56,7 +56,8 @@ public final class KeyServiceMockServer: Sendable {
     ///
     /// A test of a client that caches its token shows with it that the cached token caused no new request:
     /// `tokenRequests(grantType: "client_credentials")` stays where it was. Requests without a `grant_type`, and
-    /// those an injected fault stopped before the endpoint, are not counted.
+    /// those an injected fault stopped before the endpoint, are not counted; nor are `grant_type` values beyond the
+    /// first 64 distinct ones seen.
     public func tokenRequests(grantType: String) -> Int {
         tokenRequestCounts.requests(grantType: grantType)
     }

@@ -173,6 +173,49 @@ struct ExecutableTests {
         #expect(try await withoutS256.waitForExit() == 0)
     }
 
+    @Test(
+        "--smart-backend-client ID=JWKS_FILE implies --smart and takes that client's assertions; a missing file is refused"
+    )
+    func smartBackendClient() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keys = try BackendKeys.shared.get()
+        let file = directory.appendingPathComponent("jwks.json")
+        try Data(try keys.jwks().utf8).write(to: file)
+        let mock = try await MockProcess.launch(["--port", "0", "--smart-backend-client", "bulk-export=\(file.path)"])
+        #expect(mock.readyLine.hasSuffix(" fhir \(mock.baseURL.absoluteString)/fhir/r4"))
+        let document = try await http.get(
+            URL(string: mock.baseURL.absoluteString + "/fhir/r4/.well-known/smart-configuration")!
+        ).json
+        #expect(document.strings("grant_types_supported")?.contains("client_credentials") == true)
+        let tokenEndpoint = try #require(document.string("token_endpoint"))
+        let now = Int(Date().timeIntervalSince1970)
+        let assertion = try await keys.sign(
+            AssertionClaims(aud: tokenEndpoint, exp: now + 240, iat: now),
+            kid: "ec-1",
+            signer: .ec
+        )
+        let answer = try await http.post(
+            try #require(URL(string: tokenEndpoint)),
+            form: [
+                "grant_type": "client_credentials", "scope": "system/*.rs", "client_assertion": assertion,
+                "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+            ]
+        )
+        #expect(answer.status == 200)
+        #expect(answer.string("scope") == "system/*.rs")
+        mock.signal(SIGTERM)
+        #expect(try await mock.waitForExit() == 0)
+
+        let missing = try await MockProcess.run(["--smart-backend-client", "b=\(directory.path)/none.json"])
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("cannot read the JWK Set file"), "\(missing.stderr)")
+        try Data(#"{"keys":[]}"#.utf8).write(to: file)
+        let empty = try await MockProcess.run(["--smart-backend-client", "b=\(file.path)"])
+        #expect(empty.status != 0)
+        #expect(empty.stderr.contains("the JWK Set of the SMART backend client b has no keys"), "\(empty.stderr)")
+    }
+
     @Test("200 simultaneous wrong attempts give three 401s and 197 locks, and the lock survives kill -9 and a restart")
     func lockSurvivesKill() async throws {
         let directory = try temporaryDirectory()

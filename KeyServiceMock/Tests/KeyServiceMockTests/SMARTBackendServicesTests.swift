@@ -38,6 +38,18 @@ struct SMARTBackendServicesTests {
         }
     }
 
+    @Test(
+        "RS256 and ES256 are taken too, and RS384 with an RSA key whose JWK pins no alg",
+        arguments: [("rsa-any", BackendKeys.Signer.rsa256), ("ec-256", .ec256), ("rsa-any", .rsa)]
+    )
+    func otherAlgorithms(kid: String, signer: BackendKeys.Signer) async throws {
+        try await BackendClient.withServer { client in
+            let assertion = try await client.keys.sign(client.claims(), kid: kid, signer: signer)
+            let answer = try await client.requestToken(assertion: assertion)
+            #expect(answer.status == 200, "\(answer.string("error_description") ?? "")")
+        }
+    }
+
     @Test("v1 system scopes are taken, and a token expires with the server's clock")
     func v1ScopeAndExpiry() async throws {
         try await BackendClient.withServer { client in
@@ -143,6 +155,12 @@ struct SMARTBackendServicesTests {
         },
         Refusal(name: "an RSA alg for an EC key", reason: "alg RS384 does not fit key ec-1") { client in
             try await client.keys.sign(client.claims(), kid: "ec-1", signer: .rsa)
+        },
+        Refusal(name: "ES256 named for a P-384 key", reason: "alg ES256 does not fit key ec-1") { client in
+            try await client.keys.sign(client.claims(), kid: "ec-1", signer: .ec, alg: "ES256")
+        },
+        Refusal(name: "RS384 signature under an RS256 header", reason: "signature does not verify") { client in
+            try await client.keys.sign(client.claims(), kid: "rsa-any", signer: .rsa, alg: "RS256")
         },
         Refusal(name: "iss not a backend client", reason: "iss vault is not a backend client") { client in
             try await client.assertion {

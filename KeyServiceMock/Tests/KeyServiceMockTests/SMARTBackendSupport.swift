@@ -5,32 +5,37 @@ import KeyServiceMock
 import Testing
 import VaultCrypto
 
-/// A backend client's key pairs: `rsa-1`, an RSA 2048 key pinned to RS384 in its JWK, and `ec-1`, a P-384 key
-/// with no `alg` in its JWK; made once per test process (RSA key generation is slow in a debug build).
+/// A backend client's key pairs, made once per test process (RSA key generation is slow in a debug build).
+///
+/// Its JWK Set: `rsa-1`, an RSA 2048 key pinned to RS384; `rsa-any`, the same key with no `alg`; `ec-1`, a P-384
+/// key, and `ec-256`, a P-256 key, neither with an `alg`.
 struct BackendKeys: Sendable {
     static let clientId = "bulk-export"
 
     let rsa: JWTKit.Insecure.RSA.PrivateKey
     let ec: ES384PrivateKey
+    let ec256: ES256PrivateKey
 
     static let shared = Result { try BackendKeys() }
 
     private init() throws {
         rsa = try JWTKit.Insecure.RSA.PrivateKey(backing: _RSA.Signing.PrivateKey(keySize: .bits2048))
         ec = ES384PrivateKey()
+        ec256 = ES256PrivateKey()
     }
 
     /// The public JWK Set a client publishes, as JSON text.
     func jwks() throws -> String {
         let (modulus, exponent) = try rsa.publicKey.getKeyPrimitives()
         let point = try #require(ec.parameters)
+        let point256 = try #require(ec256.parameters)
+        let (n, e) = (Base64URL.encode(modulus), Base64URL.encode(exponent))
         let set: [String: Any] = [
             "keys": [
-                [
-                    "kty": "RSA", "kid": "rsa-1", "alg": "RS384", "use": "sig",
-                    "n": Base64URL.encode(modulus), "e": Base64URL.encode(exponent),
-                ],
+                ["kty": "RSA", "kid": "rsa-1", "alg": "RS384", "use": "sig", "n": n, "e": e],
+                ["kty": "RSA", "kid": "rsa-any", "n": n, "e": e],
                 ["kty": "EC", "kid": "ec-1", "crv": "P-384", "x": point.x, "y": point.y],
+                ["kty": "EC", "kid": "ec-256", "crv": "P-256", "x": point256.x, "y": point256.y],
             ]
         ]
         return String(decoding: try JSONSerialization.data(withJSONObject: set), as: UTF8.self)
@@ -38,7 +43,10 @@ struct BackendKeys: Sendable {
 
     /// Which private key signs.
     enum Signer {
-        case rsa, ec
+        /// The RSA key, RS384 (`rsa256`: RS256).
+        case rsa, rsa256
+        /// The P-384 key, ES384 (`ec256`: the P-256 key, ES256).
+        case ec, ec256
         /// A P-384 key that is not in the client's JWK Set.
         case stranger
     }
@@ -49,7 +57,9 @@ struct BackendKeys: Sendable {
         let collection = JWTKeyCollection()
         switch signer {
         case .rsa: await collection.add(rsa: rsa, digestAlgorithm: .sha384)
+        case .rsa256: await collection.add(rsa: rsa, digestAlgorithm: .sha256)
         case .ec: await collection.add(ecdsa: ec)
+        case .ec256: await collection.add(ecdsa: ec256)
         case .stranger: await collection.add(ecdsa: ES384PrivateKey())
         }
         var header = JWTHeader()
