@@ -33,7 +33,7 @@ struct VaultCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Register.self, Login.self, Token.self, Whoami.self, Passwd.self, Logout.self, Status.self,
-            DeviceUnlock.self, Decode.self, Config.self, Smart.self, Fhir.self, Demo.self,
+            DeviceUnlock.self, Exec.self, Decode.self, Config.self, Smart.self, Fhir.self, Demo.self,
         ]
     )
 
