@@ -32,7 +32,8 @@ struct VaultCommand: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            Register.self, Login.self, Token.self, Whoami.self, Passwd.self, Logout.self, Status.self,
+            Register.self, Login.self, Token.self, Whoami.self, Agent.self, Lock.self, Passwd.self, Logout.self,
+            Status.self,
             DeviceUnlock.self, Exec.self, Decode.self, Config.self, Smart.self, Fhir.self, Demo.self,
         ]
     )

@@ -60,8 +60,10 @@ struct ExecTests {
     @Test("no command, or an --env that is no variable name, is a usage error (64)")
     func usage() async throws {
         try await withSandbox(withServer: false) { sandbox in
-            #expect(try await sandbox.run(["exec"]).status == 64)
-            #expect(try await sandbox.run(["exec", "--env", "1X", "--", "true"]).status == 64)
+            let noCommand = try await sandbox.run(["exec"])
+            #expect(noCommand.status == 64, "\(noCommand.stderr)")
+            let badName = try await sandbox.run(["exec", "--env", "1X", "--", "true"])
+            #expect(badName.status == 64, "\(badName.stderr)")
         }
     }
 }

@@ -16,14 +16,17 @@ struct Exec: AsyncParsableCommand {
         discussion: """
             vault exec -- sh -c 'curl -H "Authorization: Bearer $ACCESS_TOKEN" https://api.example'
             The token goes into the environment variable named by --env (default ACCESS_TOKEN), never into the \
-            command's arguments, where every local user could read it. The command is found on PATH and keeps \
-            this terminal. A command killed by a signal ends vault with 128 + that signal, as a shell would.
+            command's arguments, where every local user could read it. The command is found on PATH (127 when it \
+            is not) and keeps this terminal. The token comes from a running `vault agent` when there is one, as for `vault token`. \
+            A command killed by a signal ends vault with 128 + that signal, as a shell would.
             """
     )
 
     @OptionGroup var connection: ConnectionOptions
 
     @OptionGroup var unlocking: UnlockOptions
+
+    @OptionGroup var agent: AgentOptions
 
     @Option(help: ArgumentHelp("The environment variable that carries the access token.", valueName: "name"))
     var env = "ACCESS_TOKEN"
@@ -45,41 +48,35 @@ struct Exec: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let prompt = unlocking.prompt
-        var status: Int32 = 0
-        try await VaultContext.with(connection) { context in
-            let userId = try await context.resolveRegisteredUser()
-            let (token, _) = try await context.unlock(
-                userId: userId,
-                prompt: prompt,
-                allowDeviceUnlock: !unlocking.noDeviceUnlock
-            )
-            var environment = ProcessInfo.processInfo.environment
-            environment[env] = token.token
-            status = try await Self.run(command, environment: environment)
-        }
-        if status != 0 { throw ExitCode(status) }
-    }
-
-    /// Runs `command` (its first word found on PATH by `env`) with this process's standard input, output and
-    /// error, and returns its exit status (128 + the signal when a signal ended it; 127 when it is not found).
-    private static func run(_ command: [String], environment: [String: String]) async throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["--"] + command
-        process.environment = environment
-        do {
-            try process.run()
-        } catch {
-            throw CLIError.other("cannot run \(command[0]): \(error.localizedDescription)")
-        }
-        // A blocking wait, on a thread of its own: never on Swift's cooperative pool.
-        return await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                process.waitUntilExit()
-                let status = process.terminationStatus
-                continuation.resume(returning: process.terminationReason == .uncaughtSignal ? 128 + status : status)
+        var served: ServedToken?
+        try await Command.run { served = try await agent.token(connection) }
+        if served == nil {
+            let prompt = unlocking.prompt
+            try await VaultContext.with(connection) { context in
+                let userId = try await context.resolveRegisteredUser()
+                let (token, viaDevice) = try await context.unlock(
+                    userId: userId,
+                    prompt: prompt,
+                    allowDeviceUnlock: !unlocking.noDeviceUnlock
+                )
+                served = ServedToken(token, viaDevice: viaDevice)
             }
         }
+        guard let served else { throw ExitCode(ExitStatus.failure.rawValue) }
+        // The command runs after the embedded key service (if any) has stopped: it may run for long.
+        var environment = ProcessInfo.processInfo.environment
+        environment[env] = served.token
+        let pid: pid_t
+        do {
+            pid = try ChildProcess.spawn(command, environment: environment)
+        } catch let error as UnixSocket.Failure {
+            Terminal.note("vault: \(error.description)")
+            throw ExitCode(error.code == ENOENT ? 127 : 126)
+        }
+        // Like system(3): Ctrl-C and Ctrl-\ are the command's to handle; vault waits for its status.
+        signal(SIGINT, SIG_IGN)
+        signal(SIGQUIT, SIG_IGN)
+        let exit = await ChildProcess.wait(pid)
+        if exit != 0 { throw ExitCode(exit) }
     }
 }
