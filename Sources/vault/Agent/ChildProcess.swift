@@ -37,12 +37,16 @@ enum ChildProcess {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        // The child starts with default signal dispositions, whatever this process ignores.
+        // The child starts with default signal dispositions and no signal blocked, whatever this process (and the
+        // thread that spawns) ignores or blocks.
         var defaults = sigset_t()
         sigemptyset(&defaults)
         for signal in [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var flags = Int16(POSIX_SPAWN_SETSIGDEF)
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        var flags = Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
         if newSession { flags |= setSessionFlag }
         posix_spawnattr_setflags(&attributes, flags)
 
