@@ -28,7 +28,7 @@ struct Agent: AsyncParsableCommand {
             "maxLifetime" (seconds), "alreadyRunning"}.
 
             The session ends after --idle-timeout seconds without a token request, after --max-lifetime seconds \
-            in all, or with `vault lock`: the agent then drops it, removes its socket and exits. When an agent \
+            in all, or with `vault lock` (or SIGTERM): the agent then drops it, removes its socket and exits. When an agent \
             already serves the store and user, this says so and exits 0.
             """
     )
@@ -203,6 +203,15 @@ struct Agent: AsyncParsableCommand {
                 maxLifetime: lifetime
             )
             let server = try AgentServer(path: address.socketPath, session: session)
+            // SIGTERM and SIGINT end the session like `vault lock`: the socket goes with it.
+            let signals = [SIGTERM, SIGINT].map { number in
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number)
+                source.setEventHandler { Task { await session.end() } }
+                source.resume()
+                return source
+            }
+            defer { for source in signals { source.cancel() } }
             server.start()
             let ready = await session.answer(AgentRequest(op: "status"))
             UnixSocket.writeLine(STDOUT_FILENO, ready.line, pipe: true)
