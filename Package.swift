@@ -117,7 +117,10 @@ let package = Package(
         ),
         // A process the storage tests kill with -9 in the middle of writing.
         .executableTarget(name: "vault-store-loop", dependencies: ["CredentialVault"], path: "Tests/StoreLoop"),
-        .testTarget(name: "vaultTests", dependencies: ["CredentialVault", "KeyServiceMock"]),
+        .testTarget(
+            name: "vaultTests",
+            dependencies: ["CredentialVault", "KeyServiceMock", .product(name: "Logging", package: "swift-log")]
+        ),
     ]
 )
 

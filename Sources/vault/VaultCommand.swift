@@ -20,6 +20,14 @@ struct VaultCommand: AsyncParsableCommand {
             secret or key lives in a file of its own, readable by you alone (chmod 600). `credential-vault config` shows \
             each effective value and where it came from.
 
+            AGENT: `vault agent` asks for the password once and leaves a background process that keeps the \
+            session in memory, behind a Unix socket only you can use; `vault token`, `vault whoami` and \
+            `vault exec` then need no password while it runs (10 minutes idle or 2 hours at most by default), \
+            and `vault lock` ends it.
+
+            JSON: token, whoami, agent, status, decode, config and smart context take --json: one object with \
+            stable field names (token --json: {"token", "userId", "expiresAt"}; the README lists them all).
+
             EMBEDDED DEFAULT: with no issuer and no key service configured, vault runs the package's \
             keyservice-mock (beside credential-vault, else on PATH) as a child process on 127.0.0.1, with its state and a \
             remembered port under \
@@ -32,8 +40,9 @@ struct VaultCommand: AsyncParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            Register.self, Login.self, Token.self, Whoami.self, Passwd.self, Logout.self, Status.self,
-            DeviceUnlock.self, Decode.self, Config.self, Smart.self, Fhir.self, Demo.self,
+            Register.self, Login.self, Token.self, Whoami.self, Agent.self, Lock.self, Passwd.self, Logout.self,
+            Status.self,
+            DeviceUnlock.self, Exec.self, Decode.self, Config.self, Smart.self, Fhir.self, Demo.self,
         ]
     )
 

@@ -2,14 +2,15 @@ import ArgumentParser
 import CredentialVault
 import Foundation
 
-/// `credential-vault token`: a fresh access token on standard output, for scripts.
+/// `vault token`: a fresh access token on standard output, for scripts.
 struct Token: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print a fresh access token (and nothing else) on standard output.",
         discussion: """
-            For scripts: curl -H "Authorization: Bearer $(credential-vault token)" https://api.example
-            Uses device unlock when it is on for the user (no password); otherwise the password, typed at the \
-            terminal or read with --password-stdin.
+            For scripts: curl -H "Authorization: Bearer $(vault token)" https://api.example
+            Asks a running `vault agent` for the store and user first (no password); otherwise uses device unlock \
+            when it is on for the user, else the password, typed at the terminal or read with --password-stdin.
+            With --json: {"token": the access token, "userId": the vault's user, "expiresAt": Unix seconds or null}.
             """
     )
 
@@ -17,16 +18,28 @@ struct Token: AsyncParsableCommand {
 
     @OptionGroup var unlocking: UnlockOptions
 
+    @OptionGroup var agent: AgentOptions
+
+    @Flag(help: "Print {\"token\", \"userId\", \"expiresAt\"} as one JSON object.")
+    var json = false
+
     func run() async throws {
+        var served: ServedToken?
+        try await Command.run { served = try await agent.token(connection) }
+        if let served { return output(served) }
         let prompt = unlocking.prompt
         try await VaultContext.with(connection) { context in
             let userId = try await context.resolveRegisteredUser()
-            let (token, _) = try await context.unlock(
+            let (token, viaDevice) = try await context.unlock(
                 userId: userId,
                 prompt: prompt,
                 allowDeviceUnlock: !unlocking.noDeviceUnlock
             )
-            Terminal.output(token.token)
+            output(ServedToken(token, viaDevice: viaDevice))
         }
+    }
+
+    private func output(_ served: ServedToken) {
+        Terminal.output(json ? Format.json(served.json) : served.token)
     }
 }

@@ -2,22 +2,30 @@ import ArgumentParser
 import CredentialVault
 import Foundation
 
-/// `credential-vault whoami`: the claims of a fresh access token.
+/// `vault whoami`: the claims of a fresh access token.
 struct Whoami: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
             "Show the claims of a fresh access token (a table, or JSON with --json); for an opaque one, sub and exp.",
-        discussion: "Unlocks like `credential-vault token`: device unlock when it is on, otherwise the password."
+        discussion: """
+            Unlocks like `vault token`: a running `vault agent` first, then device unlock when it is on, otherwise \
+            the password. --json prints the token's claims as one object (for an opaque token: sub and exp).
+            """
     )
 
     @OptionGroup var connection: ConnectionOptions
 
     @OptionGroup var unlocking: UnlockOptions
 
+    @OptionGroup var agent: AgentOptions
+
     @Flag(help: "Print the claims as one JSON object.")
     var json = false
 
     func run() async throws {
+        var served: ServedToken?
+        try await Command.run { served = try await agent.token(connection) }
+        if let served { return show(served) }
         let prompt = unlocking.prompt
         try await VaultContext.with(connection) { context in
             let userId = try await context.resolveRegisteredUser()
@@ -26,20 +34,20 @@ struct Whoami: AsyncParsableCommand {
                 prompt: prompt,
                 allowDeviceUnlock: !unlocking.noDeviceUnlock
             )
-            // An opaque access token has no claims to show: the user and the expiry stand in for them.
-            let claims =
-                token.jwt?.claims ?? [
-                    "sub": .string(token.userId),
-                    "exp": token.expireDate.map { .number($0.timeIntervalSince1970.rounded()) } ?? .null,
-                ]
-            if json {
-                Terminal.output(Format.json(.object(claims)))
-            } else {
-                let user = Format.escapingControlCharacters(token.userId)
-                Terminal.output("user \(user) (unlocked with \(viaDevice ? "device unlock" : "the password"))")
-                if token.jwt == nil { Terminal.output("the access token is opaque: only the resource server reads it") }
-                Terminal.output(Format.table(claims))
-            }
+            show(ServedToken(token, viaDevice: viaDevice))
         }
+    }
+
+    private func show(_ served: ServedToken) {
+        // An opaque access token has no claims to show: the user and the expiry stand in for them.
+        let claims = served.claims
+        if json {
+            Terminal.output(Format.json(.object(claims)))
+            return
+        }
+        let user = Format.escapingControlCharacters(served.userId)
+        Terminal.output("user \(user) (unlocked with \(served.unlockedWith))")
+        if served.isOpaque { Terminal.output("the access token is opaque: only the resource server reads it") }
+        Terminal.output(Format.table(claims))
     }
 }

@@ -2,8 +2,9 @@ import Foundation
 
 #if canImport(Glibc)
 // `stat` is one struct in several C modules, and which one Swift names as its definer depends on the order
-// modules load in (CoreFoundation and CDispatch, through Dispatch, were both seen): all are imported.
+// modules load in (CoreFoundation, Dispatch and CDispatch were all seen): all are imported.
 import CoreFoundation
+import CDispatch
 import Dispatch
 import Glibc
 #elseif canImport(Darwin)

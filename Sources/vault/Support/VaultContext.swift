@@ -130,6 +130,42 @@ final class VaultContext {
         }
     }
 
+    /// The address of the agent that would serve these options (their store directory and user), found without
+    /// starting anything or printing anything; nil when the settings or the user cannot be told (the command then
+    /// says why on its own path).
+    static func agentAddress(_ options: ConnectionOptions) async -> AgentAddress? {
+        do {
+            let settings = try Settings(options: options)
+            let environment = ProcessInfo.processInfo.environment
+            var issuer = EmbeddedKeyService.rememberedIssuer(environment: environment)
+            var keyService = TIMLayout.keyServiceURL(issuer: issuer)
+            if !settings.isEmbedded {
+                let issuerText = settings.fhir.value ?? settings.issuer.value ?? ""
+                issuer = try url(issuerText, name: "issuer", source: settings.issuer.source)
+                keyService = try url(
+                    settings.keyService.value ?? "",
+                    name: "key service",
+                    source: settings.keyService.source
+                )
+            }
+            let configuration = try configuration(settings, issuer: issuer, keyService: keyService, offline: true)
+            let context = VaultContext(
+                settings: settings,
+                vault: try Vault(configuration: configuration),
+                smart: nil,
+                embedded: nil
+            )
+            return context.agentAddress(userId: try await context.resolveUser(), environment: environment)
+        } catch {
+            return nil
+        }
+    }
+
+    /// The address of the agent serving `userId` from this context's store.
+    func agentAddress(userId: String, environment: [String: String]) -> AgentAddress {
+        AgentAddress(store: storeDirectory, userId: userId, environment: environment)
+    }
+
     /// `offline` (no request is sent): the client's secret or key file is not read, so a damaged one never
     /// blocks `logout --clear-user --local-only`.
     private static func configuration(

@@ -13,6 +13,8 @@ struct CLIResult {
 /// that inherits no VAULT_* setting, and optionally a KeyServiceMock in this test process as the issuer.
 final class CLISandbox: Sendable {
     let root: URL
+    /// `XDG_RUNTIME_DIR` of the sandbox (where `vault agent` puts its socket): short, as socket paths must be.
+    let runtime: URL
     let server: KeyServiceMockServer?
     let environment: [String: String]
 
@@ -31,8 +33,15 @@ final class CLISandbox: Sendable {
             withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o700]
         )
+        let runtime = URL(fileURLWithPath: "/tmp/cvr-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        try FileManager.default.createDirectory(
+            at: runtime,
+            withIntermediateDirectories: false,
+            attributes: [.posixPermissions: 0o700]
+        )
         let inherited = ProcessInfo.processInfo.environment
         var environment: [String: String] = [
+            "XDG_RUNTIME_DIR": runtime.path,
             "PATH": inherited["PATH"] ?? "/usr/bin:/bin",
             "HOME": root.appending(path: "home").path,
             "XDG_CONFIG_HOME": root.appending(path: "config").path,
@@ -48,11 +57,12 @@ final class CLISandbox: Sendable {
             environment["CREDENTIAL_VAULT_STORE"] = root.appending(path: "store").path
             server = started
         }
-        return CLISandbox(root: root, server: server, environment: environment)
+        return CLISandbox(root: root, runtime: runtime, server: server, environment: environment)
     }
 
-    private init(root: URL, server: KeyServiceMockServer?, environment: [String: String]) {
+    private init(root: URL, runtime: URL, server: KeyServiceMockServer?, environment: [String: String]) {
         self.root = root
+        self.runtime = runtime
         self.server = server
         self.environment = environment
     }
@@ -60,6 +70,7 @@ final class CLISandbox: Sendable {
     func stop() async {
         await server?.stop()
         try? FileManager.default.removeItem(at: root)
+        try? FileManager.default.removeItem(at: runtime)
     }
 
     /// Runs `credential-vault arguments...` with `stdin` as its standard input (empty: end of input at once).

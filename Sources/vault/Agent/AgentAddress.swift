@@ -1,0 +1,67 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where the agent for one store directory and user listens: `agent-HASH.sock` in
+/// `$XDG_RUNTIME_DIR/credential-vault` (else `/tmp/credential-vault-UID`), HASH a 64-bit FNV-1a hash of both, so
+/// two configurations never share a socket (a name, not a secret: the directory and `SO_PEERCRED` guard the socket).
+struct AgentAddress: Sendable {
+    /// The directory of the agents' sockets: mode 0700, owned by this user.
+    let directory: URL
+    /// The socket's path.
+    let socketPath: String
+
+    init(store: URL, userId: String, environment: [String: String]) {
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
+            directory = URL(fileURLWithPath: runtime, isDirectory: true).appending(path: "credential-vault")
+        } else {
+            directory = URL(fileURLWithPath: "/tmp/credential-vault-\(getuid())", isDirectory: true)
+        }
+        let key = store.standardizedFileURL.path + "\u{0}" + userId
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        let name = String(hash, radix: 16)
+        socketPath =
+            directory.appending(path: "agent-\(String(repeating: "0", count: 16 - name.count) + name).sock").path
+    }
+
+    /// Creates the directory (0700) or checks the one there: a directory another user owns, or one that others may
+    /// enter, could hold a socket planted by someone else.
+    func prepareDirectory() throws {
+        if mkdir(directory.path, 0o700) != 0, errno != EEXIST {
+            throw CLIError.other("cannot create \(directory.path): \(String(cString: strerror(errno)))")
+        }
+        try checkDirectory()
+    }
+
+    /// Refuses a directory that is a symlink, not ours, or open to others.
+    func checkDirectory() throws {
+        let attributes: [FileAttributeKey: Any]
+        do {
+            // attributesOfItem reads the link itself (lstat), not where a symlink points.
+            attributes = try FileManager.default.attributesOfItem(atPath: directory.path)
+        } catch {
+            throw CLIError.other("cannot read \(directory.path): \(error.localizedDescription)")
+        }
+        guard attributes[.type] as? FileAttributeType == .typeDirectory else {
+            throw CLIError.configuration("\(directory.path) is not a directory: the agent's sockets live there")
+        }
+        let owner = (attributes[.ownerAccountID] as? NSNumber)?.uint32Value
+        guard owner == getuid() else {
+            throw CLIError.configuration(
+                "\(directory.path) belongs to uid \(owner.map(String.init) ?? "?"), not to you: the agent refuses it"
+            )
+        }
+        let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
+        guard mode & 0o777 == 0o700 else {
+            throw CLIError.configuration(
+                "\(directory.path) has mode \(String(mode & 0o777, radix: 8)); the agent needs 700 "
+                    + "(chmod 700 \(directory.path))"
+            )
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+
+/// The agent's answer: one JSON line. A token (`token`, `userId`, `expiresAt` in Unix seconds or absent), the
+/// status (`userId`, `store`, `pid`, `idleTimeout`, `maxLifetime`, `endsAt`), `locked`, or a failure (`error`, the
+/// message `vault` prints, and `exit`, the exit status it ends with).
+struct AgentReply: Codable, Sendable {
+    var token: String?
+    var userId: String?
+    var expiresAt: Double?
+    var store: String?
+    var pid: Int32?
+    var idleTimeout: Double?
+    var maxLifetime: Double?
+    var endsAt: Double?
+    var locked: Bool?
+    var error: String?
+    var exit: Int32?
+
+    static func failure(_ error: CLIError) -> AgentReply {
+        AgentReply(error: error.description, exit: error.status.rawValue)
+    }
+
+    /// The line sent over the socket.
+    var line: [UInt8] { Array((try? JSONEncoder().encode(self)) ?? Data(#"{"error":"unencodable","exit":70}"#.utf8)) }
+}

@@ -1,0 +1,86 @@
+import CredentialVault
+import Foundation
+
+/// The agent's state: the logged-in ``Auth``, and when the session ends (idle timeout, maximum lifetime, `lock`, or
+/// a login the issuer no longer accepts). Once it ends, the `Auth` is released: the library zeroes the session's
+/// secrets when it goes.
+actor AgentSession {
+    let userId: String
+    let store: String
+    let idleTimeout: Duration
+    let maxLifetime: Duration
+    private var auth: Auth?
+    private let started = ContinuousClock.now
+    private var lastUse = ContinuousClock.now
+
+    init(auth: Auth, userId: String, store: String, idleTimeout: Duration, maxLifetime: Duration) {
+        self.auth = auth
+        self.userId = userId
+        self.store = store
+        self.idleTimeout = idleTimeout
+        self.maxLifetime = maxLifetime
+    }
+
+    /// Whether the session has ended.
+    var hasEnded: Bool { auth == nil }
+
+    /// Ends the session when its idle timeout or maximum lifetime has passed; true once it has ended.
+    func endIfExpired() -> Bool {
+        let now = ContinuousClock.now
+        if now - lastUse >= idleTimeout || now - started >= maxLifetime { end() }
+        return hasEnded
+    }
+
+    /// Drops the logged-in `Auth`: no token is handed out after this.
+    func end() {
+        auth = nil
+    }
+
+    /// The answer to one request. Concurrent `token` requests share the library's single refresh.
+    func answer(_ request: AgentRequest) async -> AgentReply {
+        guard let auth else {
+            return .failure(CLIError.other("the agent's session has ended: start it again with `vault agent`"))
+        }
+        switch request.op {
+        case "token":
+            lastUse = ContinuousClock.now
+            do {
+                let token = try await auth.getAccessToken()
+                return AgentReply(
+                    token: token.token,
+                    userId: token.userId,
+                    expiresAt: token.expireDate?.timeIntervalSince1970
+                )
+            } catch {
+                // A login the issuer refused ends the library's session: the agent ends with it.
+                let loggedIn = await auth.isLoggedIn
+                if error.isLoginExpired || !loggedIn { end() }
+                return .failure(CLIError.from(error, userId: userId))
+            }
+        case "status":
+            let idleEnd = ContinuousClock.now.duration(to: lastUse + idleTimeout)
+            let lifeEnd = ContinuousClock.now.duration(to: started + maxLifetime)
+            return AgentReply(
+                userId: userId,
+                store: store,
+                pid: getpid(),
+                idleTimeout: idleTimeout.seconds,
+                maxLifetime: maxLifetime.seconds,
+                endsAt: Date().addingTimeInterval(min(idleEnd, lifeEnd).seconds).timeIntervalSince1970.rounded()
+            )
+        case "lock":
+            end()
+            return AgentReply(locked: true)
+        default:
+            return .failure(CLIError.usage("unknown agent request '\(request.op)'"))
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a floating-point number.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,47 @@
+import CredentialVault
+import Foundation
+
+/// An access token as `token`, `whoami` and `exec` use it, from the agent or from an unlock in this process.
+struct ServedToken: Sendable {
+    /// The token (a secret: printed only by `vault token`, put only in the environment of `vault exec`'s command).
+    let token: String
+    let userId: String
+    let expireDate: Date?
+    /// How the session was opened: "the agent", "device unlock" or "the password".
+    let unlockedWith: String
+
+    init(_ token: AccessToken, viaDevice: Bool) {
+        self.token = token.token
+        userId = token.userId
+        expireDate = token.expireDate
+        unlockedWith = viaDevice ? "device unlock" : "the password"
+    }
+
+    init?(agentReply reply: AgentReply) {
+        guard let token = reply.token, let userId = reply.userId else { return nil }
+        self.token = token
+        self.userId = userId
+        expireDate = reply.expiresAt.map { Date(timeIntervalSince1970: $0) }
+        unlockedWith = "the agent"
+    }
+
+    /// `{"token", "userId", "expiresAt"}`: expiresAt in Unix seconds, null when the issuer did not say.
+    var json: JSONValue {
+        .object([
+            "token": .string(token),
+            "userId": .string(userId),
+            "expiresAt": expireDate.map { .number($0.timeIntervalSince1970.rounded()) } ?? .null,
+        ])
+    }
+
+    /// The claims of a JWT access token; for an opaque one, `sub` and `exp` stand in for them.
+    var claims: [String: JSONValue] {
+        (try? JWT(token: token))?.claims ?? [
+            "sub": .string(userId),
+            "exp": expireDate.map { .number($0.timeIntervalSince1970.rounded()) } ?? .null,
+        ]
+    }
+
+    /// Whether the token is opaque (not a JWT this tool can read).
+    var isOpaque: Bool { (try? JWT(token: token)) == nil }
+}

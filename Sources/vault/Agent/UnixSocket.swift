@@ -1,0 +1,151 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Blocking Unix-domain stream sockets for the agent and its clients. Every call here blocks: callers run them on a
+/// thread of their own (``BlockingThread``), never on Swift's cooperative pool.
+enum UnixSocket {
+    /// The longest line either side reads: a request or an answer (an access token is at most a few KiB).
+    static let maximumLine = 64 * 1024
+
+    /// A socket call that failed, with errno's text: holds no secret.
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+        let code: Int32
+
+        init(_ call: String, code: Int32 = errno) {
+            self.code = code
+            description = "\(call): \(String(cString: strerror(code)))"
+        }
+    }
+
+    /// A listening socket at `path`, created 0600 (the umask covers the moment between bind and chmod).
+    static func listen(at path: String) throws -> Int32 {
+        var address = try address(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw Failure("socket") }
+        let previous = umask(0o177)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        umask(previous)
+        guard bound == 0 else {
+            let failure = Failure("bind \(path)")
+            close(fd)
+            throw failure
+        }
+        guard chmod(path, 0o600) == 0, Glibc.listen(fd, 64) == 0 else {
+            let failure = Failure("listen \(path)")
+            close(fd)
+            unlink(path)
+            throw failure
+        }
+        return fd
+    }
+
+    /// A connection to `path`; nil when nothing listens there (no file, or a socket file nobody serves).
+    static func connect(to path: String, timeout: TimeInterval) throws -> Int32? {
+        var address = try address(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw Failure("socket") }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else {
+            let code = errno
+            close(fd)
+            if [ENOENT, ECONNREFUSED, ENOTDIR].contains(code) { return nil }
+            throw Failure("connect \(path)", code: code)
+        }
+        setTimeout(fd, seconds: timeout)
+        return fd
+    }
+
+    /// The uid of the process at the other end of `fd`, as the kernel recorded it at connect (`SO_PEERCRED`).
+    static func peerUID(_ fd: Int32) -> uid_t? {
+        #if os(Linux)
+        // struct ucred { pid_t pid; uid_t uid; gid_t gid; }: three 32-bit fields on every Linux architecture.
+        var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
+        var length = socklen_t(MemoryLayout.size(ofValue: credentials))
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0,
+            length == socklen_t(MemoryLayout.size(ofValue: credentials))
+        else { return nil }
+        return credentials.1
+        #else
+        var uid = uid_t()
+        var gid = gid_t()
+        return getpeereid(fd, &uid, &gid) == 0 ? uid : nil
+        #endif
+    }
+
+    /// Bounds every later read and write on `fd`, so a client that sends nothing cannot hold a thread forever.
+    static func setTimeout(_ fd: Int32, seconds: TimeInterval) {
+        var value = timeval()
+        value.tv_sec = .init(seconds)
+        value.tv_usec = .init(seconds.truncatingRemainder(dividingBy: 1) * 1e6)
+        let size = socklen_t(MemoryLayout<timeval>.size)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, size)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &value, size)
+    }
+
+    /// One line (without its newline) from a socket or a pipe; nil when the peer closed first, timed out, or sent more
+    /// than the limit.
+    static func readLine(_ fd: Int32) -> [UInt8]? {
+        var line: [UInt8] = []
+        line.reserveCapacity(4096)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while line.count <= maximumLine {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            if let newline = buffer[0..<count].firstIndex(of: UInt8(ascii: "\n")) {
+                line.append(contentsOf: buffer[0..<newline])
+                return line
+            }
+            line.append(contentsOf: buffer[0..<count])
+        }
+        return nil
+    }
+
+    /// Writes `bytes` and a newline to a socket (or with `pipe` to a pipe, where SIGPIPE must be ignored);
+    /// false when the peer is gone or the write timed out.
+    @discardableResult
+    static func writeLine(_ fd: Int32, _ bytes: [UInt8], pipe: Bool = false) -> Bool {
+        let message = bytes + [UInt8(ascii: "\n")]
+        var sent = 0
+        while sent < message.count {
+            let count = message.withUnsafeBytes {
+                pipe
+                    ? write(fd, $0.baseAddress! + sent, $0.count - sent)
+                    : send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL))
+            }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return false }
+            sent += count
+        }
+        return true
+    }
+
+    private static func address(_ path: String) throws -> sockaddr_un {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard bytes.count < capacity else {
+            throw CLIError.configuration(
+                "the agent's socket path \(path) is \(bytes.count) bytes long, more than a Unix socket takes "
+                    + "(\(capacity - 1)): set XDG_RUNTIME_DIR to a shorter directory"
+            )
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        return address
+    }
+}

@@ -1,0 +1,82 @@
+import ArgumentParser
+import CredentialVault
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `vault exec -- CMD ARGS…`: runs a command with a fresh access token in its environment, the way `aws-vault
+/// exec` and `op run` do, and ends with the command's exit status.
+struct Exec: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a command with a fresh access token in its environment; its exit status is passed through.",
+        discussion: """
+            vault exec -- sh -c 'curl -H "Authorization: Bearer $ACCESS_TOKEN" https://api.example'
+            The token goes into the environment variable named by --env (default ACCESS_TOKEN), never into the \
+            command's arguments, where every local user could read it. The command is found on PATH (127 when it \
+            is not) and keeps this terminal. The token comes from a running `vault agent` when there is one, as for `vault token`. \
+            A command killed by a signal ends vault with 128 + that signal, as a shell would.
+            """
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @OptionGroup var unlocking: UnlockOptions
+
+    @OptionGroup var agent: AgentOptions
+
+    @Option(help: ArgumentHelp("The environment variable that carries the access token.", valueName: "name"))
+    var env = "ACCESS_TOKEN"
+
+    @Argument(
+        parsing: .postTerminator,
+        help: ArgumentHelp("The command and its arguments, after --.", valueName: "command")
+    )
+    var command: [String] = []
+
+    func validate() throws {
+        guard !command.isEmpty else { throw ValidationError("name the command to run after --") }
+        let first = env.unicodeScalars.first
+        guard let first, first == "_" || (first.isASCII && CharacterSet.letters.contains(first)),
+            env.unicodeScalars.allSatisfy({ $0 == "_" || ($0.isASCII && CharacterSet.alphanumerics.contains($0)) })
+        else {
+            throw ValidationError("--env takes a variable name: letters, digits and _, not starting with a digit")
+        }
+    }
+
+    func run() async throws {
+        var served: ServedToken?
+        try await Command.run { served = try await agent.token(connection) }
+        if served == nil {
+            let prompt = unlocking.prompt
+            try await VaultContext.with(connection) { context in
+                let userId = try await context.resolveRegisteredUser()
+                let (token, viaDevice) = try await context.unlock(
+                    userId: userId,
+                    prompt: prompt,
+                    allowDeviceUnlock: !unlocking.noDeviceUnlock
+                )
+                served = ServedToken(token, viaDevice: viaDevice)
+            }
+        }
+        guard let served else { throw ExitCode(ExitStatus.failure.rawValue) }
+        // The command runs after the embedded key service (if any) has stopped: it may run for long.
+        var environment = ProcessInfo.processInfo.environment
+        environment[env] = served.token
+        let pid: pid_t
+        do {
+            pid = try ChildProcess.spawn(command, environment: environment)
+        } catch let error as UnixSocket.Failure {
+            Terminal.note("vault: \(error.description)")
+            throw ExitCode(error.code == ENOENT ? 127 : 126)
+        }
+        // Like system(3): Ctrl-C and Ctrl-\ are the command's to handle; vault waits for its status.
+        signal(SIGINT, SIG_IGN)
+        signal(SIGQUIT, SIG_IGN)
+        let exit = await ChildProcess.wait(pid)
+        if exit != 0 { throw ExitCode(exit) }
+    }
+}

@@ -1,0 +1,25 @@
+import ArgumentParser
+import CredentialVault
+import Foundation
+
+/// `vault lock`: ends the session a `vault agent` holds.
+struct Lock: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "End the session a `vault agent` holds: it forgets the session, removes its socket and exits.",
+        discussion: "Makes no network call. Without a running agent for the store and user it says so and exits 0."
+    )
+
+    @OptionGroup var connection: ConnectionOptions
+
+    func run() async throws {
+        try await VaultContext.with(connection, offline: true) { context in
+            let userId = try await context.resolveUser()
+            let address = context.agentAddress(userId: userId, environment: ProcessInfo.processInfo.environment)
+            guard let reply = await AgentClient.ask("lock", at: address), reply.locked == true else {
+                Terminal.note("vault: no agent runs for \(userId) (store \(context.storeDirectory.path))")
+                return
+            }
+            Terminal.output("Locked: the agent for \(userId) dropped its session and exits.")
+        }
+    }
+}
