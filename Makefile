@@ -115,7 +115,7 @@ bench-heartbeat: deps
 bench-kill: deps
 	SWIFT=$(SWIFT) Benchmarks/kill-window/run.sh $(KILLS)
 
-# `vault token` served by `vault agent` next to `vault --version` (the floor) and next to a password unlock, medians
+# `credential-vault token` served by `credential-vault agent` next to `credential-vault --version` (the floor) and next to a password unlock, medians
 # from one run, and the token-endpoint requests 100 agent-backed calls cause while the token is fresh; release build.
 .PHONY: bench-cli
 bench-cli: deps

@@ -20,10 +20,10 @@ struct VaultCommand: AsyncParsableCommand {
             secret or key lives in a file of its own, readable by you alone (chmod 600). `credential-vault config` shows \
             each effective value and where it came from.
 
-            AGENT: `vault agent` asks for the password once and leaves a background process that keeps the \
-            session in memory, behind a Unix socket only you can use; `vault token`, `vault whoami` and \
-            `vault exec` then need no password while it runs (10 minutes idle or 2 hours at most by default), \
-            and `vault lock` ends it.
+            AGENT: `credential-vault agent` asks for the password once and leaves a background process that keeps the \
+            session in memory, behind a Unix socket only you can use; `credential-vault token`, `credential-vault whoami` and \
+            `credential-vault exec` then need no password while it runs (10 minutes idle or 2 hours at most by default), \
+            and `credential-vault lock` ends it.
 
             JSON: token, whoami, agent, status, decode, config and smart context take --json: one object with \
             stable field names (token --json: {"token", "userId", "expiresAt"}; the README lists them all).

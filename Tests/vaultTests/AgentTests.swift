@@ -6,9 +6,9 @@ import Testing
 import Glibc
 #endif
 
-/// `vault agent` and `vault lock` over the built binary and real sockets: one unlock, then tokens without a
+/// `credential-vault agent` and `credential-vault lock` over the built binary and real sockets: one unlock, then tokens without a
 /// password and without a request to the issuer while the access token is fresh; only the same user is answered.
-@Suite("vault agent: one unlock, tokens over a private socket, lock and timeouts")
+@Suite("credential-vault agent: one unlock, tokens over a private socket, lock and timeouts")
 struct AgentTests {
     static let password = "correct horse"
 
@@ -206,7 +206,7 @@ struct AgentTests {
         try #require(register.status == 0, "\(register.stderr)")
     }
 
-    /// A running agent: its pid and socket, from the line `vault agent` prints.
+    /// A running agent: its pid and socket, from the line `credential-vault agent` prints.
     struct RunningAgent {
         let pid: pid_t
         let socket: String

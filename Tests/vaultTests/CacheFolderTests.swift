@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// A networked run leaves nothing in the user's home but the store: no URL cache folders.
-@Suite("vault leaves no URL cache in the home directory")
+@Suite("credential-vault leaves no URL cache in the home directory")
 struct CacheFolderTests {
     @Test("register and token over HTTP leave no URL cache or cookie folder in the home or data directory")
     func noCacheFolder() async throws {

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-/// `vault exec`: the command gets the access token in its environment (not in its arguments), keeps its exit
+/// `credential-vault exec`: the command gets the access token in its environment (not in its arguments), keeps its exit
 /// status, and a failed unlock runs nothing.
-@Suite("vault exec: a command with the token in its environment")
+@Suite("credential-vault exec: a command with the token in its environment")
 struct ExecTests {
     static let password = "correct horse"
 

@@ -5,7 +5,7 @@ import Testing
 
 /// `credential-vault smart launch`, `credential-vault smart context` and `credential-vault fhir get` over the built binary, each a new process,
 /// against KeyServiceMock's SMART mode.
-@Suite("vault smart and vault fhir")
+@Suite("credential-vault smart and vault fhir")
 struct SmartTests {
     static let password = "smart cli password"
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// A person at a terminal: the password prompt, on a real pseudo-terminal (python3's `pty`).
-@Suite("vault at a terminal: the password is not echoed")
+@Suite("credential-vault at a terminal: the password is not echoed")
 struct TerminalTests {
     /// Forks `command` on a pseudo-terminal and defines `pump(until)`, which reads the screen into `seen`
     /// until `until` appears (or the program ends, for None). Both scripts below start with it.

@@ -133,7 +133,7 @@ struct ToolTests {
         }
     }
 
-    @Test("vault demo runs the whole story and exits 0")
+    @Test("credential-vault demo runs the whole story and exits 0")
     func demo() async throws {
         try await withSandbox(withServer: false) { sandbox in
             let demo = try await sandbox.run(["demo"])

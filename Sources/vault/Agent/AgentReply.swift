@@ -2,7 +2,7 @@ import Foundation
 
 /// The agent's answer: one JSON line. A token (`token`, `userId`, `expiresAt` in Unix seconds or absent), the
 /// status (`userId`, `store`, `pid`, `idleTimeout`, `maxLifetime`, `endsAt`), `locked`, or a failure (`error`, the
-/// message `vault` prints, and `exit`, the exit status it ends with).
+/// message `credential-vault` prints, and `exit`, the exit status it ends with).
 struct AgentReply: Codable, Sendable {
     var token: String?
     var userId: String?

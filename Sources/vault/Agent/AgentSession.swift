@@ -39,7 +39,9 @@ actor AgentSession {
     /// The answer to one request. Concurrent `token` requests share the library's single refresh.
     func answer(_ request: AgentRequest) async -> AgentReply {
         guard let auth else {
-            return .failure(CLIError.other("the agent's session has ended: start it again with `vault agent`"))
+            return .failure(
+                CLIError.other("the agent's session has ended: start it again with `credential-vault agent`")
+            )
         }
         switch request.op {
         case "token":

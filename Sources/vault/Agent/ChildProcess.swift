@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// A child started with `posix_spawn`: Foundation's `Process` puts every child in a process group of its own,
-/// which takes a command run by `vault exec` off the terminal (a read from it would stop with SIGTTIN).
+/// which takes a command run by `credential-vault exec` off the terminal (a read from it would stop with SIGTTIN).
 enum ChildProcess {
     /// POSIX_SPAWN_SETSID (glibc 2.26): the child starts a new session, away from the terminal.
     private static let setSessionFlag: Int16 = 0x80

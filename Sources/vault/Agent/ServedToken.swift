@@ -3,7 +3,7 @@ import Foundation
 
 /// An access token as `token`, `whoami` and `exec` use it, from the agent or from an unlock in this process.
 struct ServedToken: Sendable {
-    /// The token (a secret: printed only by `vault token`, put only in the environment of `vault exec`'s command).
+    /// The token (a secret: printed only by `credential-vault token`, put only in the environment of `credential-vault exec`'s command).
     let token: String
     let userId: String
     let expireDate: Date?

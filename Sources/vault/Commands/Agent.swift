@@ -8,27 +8,27 @@ import Glibc
 import Darwin
 #endif
 
-/// `vault agent`: one unlock, then a background process keeps the session and hands out tokens over a Unix socket,
+/// `credential-vault agent`: one unlock, then a background process keeps the session and hands out tokens over a Unix socket,
 /// as ssh-agent and gpg-agent do.
 struct Agent: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
             "Unlock once; a background agent then keeps the session, and `token`, `whoami`, `exec` need no password.",
         discussion: """
-            Asks for the password like `vault login` (or uses device unlock when it is on), then starts a \
+            Asks for the password like `credential-vault login` (or uses device unlock when it is on), then starts a \
             background process that holds the logged-in session in memory only, and prints one line: its socket, \
-            user and timeouts. `vault token`, `vault whoami` and `vault exec` ask it for a fresh access token while \
+            user and timeouts. `credential-vault token`, `credential-vault whoami` and `credential-vault exec` ask it for a fresh access token while \
             it runs for the same store and user (`--no-agent` unlocks anyway), and unlock by themselves otherwise.
 
             The socket is $XDG_RUNTIME_DIR/credential-vault/agent-HASH.sock (/tmp/credential-vault-UID/... when \
             XDG_RUNTIME_DIR is unset), mode 600 in a directory of mode 700 that must be yours; HASH names the store \
             and the user. The agent answers processes of your own user only (SO_PEERCRED), one JSON line each way: \
             {"op":"token"} gets {"token","userId","expiresAt"}, {"op":"status"} and {"op":"lock"} too; a failure \
-            is {"error","exit"}. With --json, `vault agent` prints {"socket", "pid", "userId", "idleTimeout", \
+            is {"error","exit"}. With --json, `credential-vault agent` prints {"socket", "pid", "userId", "idleTimeout", \
             "maxLifetime" (seconds), "alreadyRunning"}.
 
             The session ends after --idle-timeout seconds without a token request, after --max-lifetime seconds \
-            in all, or with `vault lock` (or SIGTERM): the agent then drops it, removes its socket and exits. When an agent \
+            in all, or with `credential-vault lock` (or SIGTERM): the agent then drops it, removes its socket and exits. When an agent \
             already serves the store and user, this says so and exits 0.
             """
     )
@@ -48,7 +48,7 @@ struct Agent: AsyncParsableCommand {
     )
     var json = false
 
-    /// The background process itself: started by `vault agent`, never typed.
+    /// The background process itself: started by `credential-vault agent`, never typed.
     @Flag(help: .private)
     var serve = false
 
@@ -95,7 +95,7 @@ struct Agent: AsyncParsableCommand {
             case .ready(let reply):
                 Terminal.output(
                     "Agent started for \(userId) (pid \(reply.pid.map(String.init) ?? "?")) on \(address.socketPath); "
-                        + "it ends after \(idleTimeout) s idle, \(maxLifetime) s in all, or `vault lock`."
+                        + "it ends after \(idleTimeout) s idle, \(maxLifetime) s in all, or `credential-vault lock`."
                 )
             case .failed(let status):
                 childStatus = status
@@ -122,7 +122,7 @@ struct Agent: AsyncParsableCommand {
         case failed(Int32)
     }
 
-    /// Starts `vault agent --serve` in a session of its own: standard input a pipe with the password line,
+    /// Starts `credential-vault agent --serve` in a session of its own: standard input a pipe with the password line,
     /// standard output a pipe for its ready line, standard error ours until it is ready.
     private static func start(
         secret: [UInt8],
@@ -203,7 +203,7 @@ struct Agent: AsyncParsableCommand {
                 maxLifetime: lifetime
             )
             let server = try AgentServer(path: address.socketPath, session: session)
-            // SIGTERM and SIGINT end the session like `vault lock`: the socket goes with it.
+            // SIGTERM and SIGINT end the session like `credential-vault lock`: the socket goes with it.
             let signals = [SIGTERM, SIGINT].map { number in
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number)

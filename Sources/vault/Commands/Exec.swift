@@ -8,16 +8,16 @@ import Glibc
 import Darwin
 #endif
 
-/// `vault exec -- CMD ARGS…`: runs a command with a fresh access token in its environment, the way `aws-vault
+/// `credential-vault exec -- CMD ARGS…`: runs a command with a fresh access token in its environment, the way `aws-vault
 /// exec` and `op run` do, and ends with the command's exit status.
 struct Exec: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run a command with a fresh access token in its environment; its exit status is passed through.",
         discussion: """
-            vault exec -- sh -c 'curl -H "Authorization: Bearer $ACCESS_TOKEN" https://api.example'
+            credential-vault exec -- sh -c 'curl -H "Authorization: Bearer $ACCESS_TOKEN" https://api.example'
             The token goes into the environment variable named by --env (default ACCESS_TOKEN), never into the \
             command's arguments, where every local user could read it. The command is found on PATH (127 when it \
-            is not) and keeps this terminal. The token comes from a running `vault agent` when there is one, as for `vault token`. \
+            is not) and keeps this terminal. The token comes from a running `credential-vault agent` when there is one, as for `credential-vault token`. \
             A command killed by a signal ends vault with 128 + that signal, as a shell would.
             """
     )
@@ -70,7 +70,7 @@ struct Exec: AsyncParsableCommand {
         do {
             pid = try ChildProcess.spawn(command, environment: environment)
         } catch let error as UnixSocket.Failure {
-            Terminal.note("vault: \(error.description)")
+            Terminal.note("credential-vault: \(error.description)")
             throw ExitCode(error.code == ENOENT ? 127 : 126)
         }
         // Like system(3): Ctrl-C and Ctrl-\ are the command's to handle; vault waits for its status.

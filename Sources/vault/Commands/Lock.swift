@@ -2,10 +2,11 @@ import ArgumentParser
 import CredentialVault
 import Foundation
 
-/// `vault lock`: ends the session a `vault agent` holds.
+/// `credential-vault lock`: ends the session a `credential-vault agent` holds.
 struct Lock: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "End the session a `vault agent` holds: it forgets the session, removes its socket and exits.",
+        abstract:
+            "End the session a `credential-vault agent` holds: it forgets the session, removes its socket and exits.",
         discussion: "Makes no network call. Without a running agent for the store and user it says so and exits 0."
     )
 
@@ -16,7 +17,7 @@ struct Lock: AsyncParsableCommand {
             let userId = try await context.resolveUser()
             let address = context.agentAddress(userId: userId, environment: ProcessInfo.processInfo.environment)
             guard let reply = await AgentClient.ask("lock", at: address), reply.locked == true else {
-                Terminal.note("vault: no agent runs for \(userId) (store \(context.storeDirectory.path))")
+                Terminal.note("credential-vault: no agent runs for \(userId) (store \(context.storeDirectory.path))")
                 return
             }
             Terminal.output("Locked: the agent for \(userId) dropped its session and exits.")

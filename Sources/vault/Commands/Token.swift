@@ -2,13 +2,13 @@ import ArgumentParser
 import CredentialVault
 import Foundation
 
-/// `vault token`: a fresh access token on standard output, for scripts.
+/// `credential-vault token`: a fresh access token on standard output, for scripts.
 struct Token: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Print a fresh access token (and nothing else) on standard output.",
         discussion: """
-            For scripts: curl -H "Authorization: Bearer $(vault token)" https://api.example
-            Asks a running `vault agent` for the store and user first (no password); otherwise uses device unlock \
+            For scripts: curl -H "Authorization: Bearer $(credential-vault token)" https://api.example
+            Asks a running `credential-vault agent` for the store and user first (no password); otherwise uses device unlock \
             when it is on for the user, else the password, typed at the terminal or read with --password-stdin.
             With --json: {"token": the access token, "userId": the vault's user, "expiresAt": Unix seconds or null}.
             """

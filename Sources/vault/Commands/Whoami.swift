@@ -2,13 +2,13 @@ import ArgumentParser
 import CredentialVault
 import Foundation
 
-/// `vault whoami`: the claims of a fresh access token.
+/// `credential-vault whoami`: the claims of a fresh access token.
 struct Whoami: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
             "Show the claims of a fresh access token (a table, or JSON with --json); for an opaque one, sub and exp.",
         discussion: """
-            Unlocks like `vault token`: a running `vault agent` first, then device unlock when it is on, otherwise \
+            Unlocks like `credential-vault token`: a running `credential-vault agent` first, then device unlock when it is on, otherwise \
             the password. --json prints the token's claims as one object (for an opaque token: sub and exp).
             """
     )

@@ -4,7 +4,7 @@ import Foundation
 
 /// Running a command body with `credential-vault`'s error handling.
 enum Command {
-    /// Runs `body`; prints any failure as `vault: message` on standard error and exits with its status.
+    /// Runs `body`; prints any failure as `credential-vault: message` on standard error and exits with its status.
     static func run(_ body: () async throws -> Void) async throws {
         do {
             try await body()

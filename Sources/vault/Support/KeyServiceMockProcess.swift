@@ -112,7 +112,7 @@ final class KeyServiceMockProcess: Sendable {
             throw CLIError(
                 status: .unavailable,
                 description: "the embedded default runs the package's keyservice-mock, which is neither beside "
-                    + "vault nor on PATH: build it (swift build --product keyservice-mock) or configure an issuer"
+                    + "credential-vault nor on PATH: build it (swift build --product keyservice-mock) or configure an issuer"
             )
         }
         return found

@@ -208,8 +208,8 @@ struct Settings {
         ]
     }
 
-    /// The old names of the variables, from when the tool was called `vault`: read when the new name is unset, with a
-    /// note once per name (`VAULT_ISSUER` for `CREDENTIAL_VAULT_ISSUER`).
+    /// The old names of the variables, from when the tool was called `credential-vault`: read when the new name is unset, with a
+    /// note once per name (`CREDENTIAL_VAULT_ISSUER` for `CREDENTIAL_VAULT_ISSUER`).
     static let legacyPrefix = "VAULT_"
     private static let notedLegacyNames = Mutex<Set<String>>([])
 

@@ -13,7 +13,7 @@ struct CLIResult {
 /// that inherits no VAULT_* setting, and optionally a KeyServiceMock in this test process as the issuer.
 final class CLISandbox: Sendable {
     let root: URL
-    /// `XDG_RUNTIME_DIR` of the sandbox (where `vault agent` puts its socket): short, as socket paths must be.
+    /// `XDG_RUNTIME_DIR` of the sandbox (where `credential-vault agent` puts its socket): short, as socket paths must be.
     let runtime: URL
     let server: KeyServiceMockServer?
     let environment: [String: String]
