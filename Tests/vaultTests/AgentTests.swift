@@ -43,6 +43,9 @@ struct AgentTests {
                 #expect(whoami.stdout.contains("unlocked with the agent"))
                 #expect(log.tokenRequests == before, "no request reached the token endpoint")
 
+                let noAgent = try await sandbox.run(["token", "--no-agent"])
+                #expect(noAgent.status == 64, "--no-agent unlocks here, which needs a password: \(noAgent.stderr)")
+
                 let lock = try await sandbox.run(["lock"])
                 #expect(lock.status == 0, "\(lock.stderr)")
                 #expect(lock.stdout.contains("Locked"))
