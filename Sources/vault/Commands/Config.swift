@@ -63,7 +63,7 @@ struct Config: AsyncParsableCommand {
             }
             if settings.isEmbedded {
                 Terminal.output(
-                    "No issuer or key service is configured: credential-credential-vault runs its embedded KeyServiceMock, with its "
+                    "No issuer or key service is configured: credential-vault runs its embedded KeyServiceMock, with its "
                         + "state under \(Paths.embeddedRoot(environment: ProcessInfo.processInfo.environment).path)."
                 )
             }
