@@ -30,7 +30,8 @@ struct Agent: AsyncParsableCommand {
             The session ends after --idle-timeout seconds without a token request, after --max-lifetime seconds \
             in all, or with `credential-vault lock` (or SIGTERM): the agent then drops it, removes its socket and exits. When an agent \
             already serves the store and user, this says so and exits 0.
-            """
+            """,
+        aliases: ["unlock"]
     )
 
     @OptionGroup var connection: ConnectionOptions
