@@ -10,11 +10,12 @@ extension URL {
 
     /// https, or http to a loopback IP literal: a URL the library may send secrets to.
     package var isSecureOrLoopback: Bool {
-        switch scheme?.lowercased() {
-        case "https": host?.isEmpty == false
-        case "http": host.map(Loopback.isAddress) ?? false
-        default: false
-        }
+        scheme?.lowercased() == "https" ? host?.isEmpty == false : isPlainLoopback
+    }
+
+    /// Plain http to a loopback IP literal: the only plain http the library sends.
+    var isPlainLoopback: Bool {
+        scheme?.lowercased() == "http" && (host.map(Loopback.isAddress) ?? false)
     }
 
     /// An http redirect URI on this machine, answered by the library's loopback listener.

@@ -69,7 +69,7 @@ public final class URLSessionTransport: HTTPTransport {
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         #if canImport(Glibc)
         // Plain http to a loopback address goes over a socket of the library's own (see LoopbackHTTPClient).
-        if request.url.scheme?.lowercased() == "http", let host = request.url.host, Loopback.isAddress(host) {
+        if request.url.isPlainLoopback {
             return try await LoopbackHTTPClient.send(request)
         }
         #endif

@@ -3,7 +3,7 @@ import Foundation
 /// The agent's answer: one JSON line. A token (`token`, `userId`, `expiresAt` in Unix seconds or absent), the
 /// status (`userId`, `store`, `pid`, `idleTimeout`, `maxLifetime`, `endsAt`), `locked`, or a failure (`error`, the
 /// message `credential-vault` prints, and `exit`, the exit status it ends with).
-struct AgentReply: Codable, Sendable {
+struct AgentReply: Codable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     var token: String?
     var userId: String?
     var expiresAt: Double?
@@ -22,4 +22,8 @@ struct AgentReply: Codable, Sendable {
 
     /// The line sent over the socket.
     var line: [UInt8] { Array((try? JSONEncoder().encode(self)) ?? Data(#"{"error":"unencodable","exit":70}"#.utf8)) }
+
+    /// Never the token.
+    var description: String { "AgentReply(userId: \(userId ?? "-"), token: \(token == nil ? "none" : "redacted"))" }
+    var debugDescription: String { description }
 }

@@ -2,7 +2,7 @@ import CredentialVault
 import Foundation
 
 /// An access token as `token`, `whoami` and `exec` use it, from the agent or from an unlock in this process.
-struct ServedToken: Sendable {
+struct ServedToken: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The token (a secret: printed only by `credential-vault token`, put only in the environment of `credential-vault exec`'s command).
     let token: String
     let userId: String
@@ -44,4 +44,8 @@ struct ServedToken: Sendable {
 
     /// Whether the token is opaque (not a JWT this tool can read).
     var isOpaque: Bool { (try? JWT(token: token)) == nil }
+
+    /// Never the token.
+    var description: String { "ServedToken(userId: \(userId), token: redacted)" }
+    var debugDescription: String { description }
 }

@@ -48,21 +48,7 @@ struct Exec: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var served: ServedToken?
-        try await Command.run { served = try await agent.token(connection) }
-        if served == nil {
-            let prompt = unlocking.prompt
-            try await VaultContext.with(connection) { context in
-                let userId = try await context.resolveRegisteredUser()
-                let (token, viaDevice) = try await context.unlock(
-                    userId: userId,
-                    prompt: prompt,
-                    allowDeviceUnlock: !unlocking.noDeviceUnlock
-                )
-                served = ServedToken(token, viaDevice: viaDevice)
-            }
-        }
-        guard let served else { throw ExitCode(ExitStatus.failure.rawValue) }
+        let served = try await agent.servedToken(connection, unlocking: unlocking)
         // The command runs after the embedded key service (if any) has stopped: it may run for long.
         var environment = ProcessInfo.processInfo.environment
         environment[env] = served.token

@@ -24,19 +24,7 @@ struct Token: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        var served: ServedToken?
-        try await Command.run { served = try await agent.token(connection) }
-        if let served { return output(served) }
-        let prompt = unlocking.prompt
-        try await VaultContext.with(connection) { context in
-            let userId = try await context.resolveRegisteredUser()
-            let (token, viaDevice) = try await context.unlock(
-                userId: userId,
-                prompt: prompt,
-                allowDeviceUnlock: !unlocking.noDeviceUnlock
-            )
-            output(ServedToken(token, viaDevice: viaDevice))
-        }
+        output(try await agent.servedToken(connection, unlocking: unlocking))
     }
 
     private func output(_ served: ServedToken) {

@@ -23,19 +23,7 @@ struct Whoami: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        var served: ServedToken?
-        try await Command.run { served = try await agent.token(connection) }
-        if let served { return show(served) }
-        let prompt = unlocking.prompt
-        try await VaultContext.with(connection) { context in
-            let userId = try await context.resolveRegisteredUser()
-            let (token, viaDevice) = try await context.unlock(
-                userId: userId,
-                prompt: prompt,
-                allowDeviceUnlock: !unlocking.noDeviceUnlock
-            )
-            show(ServedToken(token, viaDevice: viaDevice))
-        }
+        show(try await agent.servedToken(connection, unlocking: unlocking))
     }
 
     private func show(_ served: ServedToken) {

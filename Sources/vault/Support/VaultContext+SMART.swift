@@ -16,8 +16,7 @@ extension VaultContext {
     /// password).
     func unlockedSMARTClient(_ unlocking: UnlockOptions) async throws -> SMARTClient {
         let smart = try smartClient()
-        let userId = try await resolveRegisteredUser()
-        _ = try await unlock(userId: userId, prompt: unlocking.prompt, allowDeviceUnlock: !unlocking.noDeviceUnlock)
+        _ = try await unlockRegisteredUser(unlocking)
         return smart
     }
 }

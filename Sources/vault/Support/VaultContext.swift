@@ -281,6 +281,13 @@ final class VaultContext {
         return user
     }
 
+    /// Logs in the registered user (``resolveRegisteredUser()``) as `unlocking` says: device unlock when it is on
+    /// and not refused with `--no-device-unlock`, otherwise the password.
+    func unlockRegisteredUser(_ unlocking: UnlockOptions) async throws -> (token: AccessToken, viaDevice: Bool) {
+        let userId = try await resolveRegisteredUser()
+        return try await unlock(userId: userId, prompt: unlocking.prompt, allowDeviceUnlock: !unlocking.noDeviceUnlock)
+    }
+
     /// Logs in with device unlock when it is on (and `allowDeviceUnlock`), otherwise with the password.
     /// - Returns: the access token and whether device unlock was used.
     func unlock(
