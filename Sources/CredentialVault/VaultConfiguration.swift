@@ -6,8 +6,12 @@ public import VaultCrypto
 public struct VaultConfiguration: Sendable {
     /// The OpenID Connect issuer (in TIM deployments `{server}/auth/realms/{realm}`).
     public var issuer: URL
-    /// The client's id at the issuer.
+    /// The client's id at the issuer. Empty: none is configured, and the first OpenID Connect login registers the
+    /// client at the issuer's registration endpoint (RFC 7591) as ``registration`` says; the registration is sealed
+    /// with the refresh token, so later logins use it.
     public var clientId: String
+    /// How a configuration without a client id registers the client (RFC 7591).
+    public var registration: DynamicRegistration
     /// How the client authenticates at the token and revocation endpoints: ``ClientAuthentication/none`` (a
     /// public client, the default) or a confidential client's secret or private key.
     public var clientAuthentication: ClientAuthentication
@@ -50,12 +54,13 @@ public struct VaultConfiguration: Sendable {
     /// Seconds before expiry an access token is refreshed, by default.
     public static let defaultLeeway: TimeInterval = 60
 
-    /// A configuration; `scopes` default to `openid offline_access`, the leeway to 60 seconds, the logger to
+    /// A configuration; without a client id the client registers at its first login (RFC 7591); `scopes` default to `openid offline_access`, the leeway to 60 seconds, the logger to
     /// swift-log's label `credential-vault`.
     public init(
         issuer: URL,
-        clientId: String,
+        clientId: String = "",
         clientAuthentication: ClientAuthentication = .none,
+        registration: DynamicRegistration = DynamicRegistration(),
         redirectURI: URL = defaultRedirectURI,
         scopes: [String] = defaultScopes,
         keyServiceURL: URL,
@@ -71,6 +76,7 @@ public struct VaultConfiguration: Sendable {
         self.issuer = issuer
         self.clientId = clientId
         self.clientAuthentication = clientAuthentication
+        self.registration = registration
         self.redirectURI = redirectURI
         self.scopes = scopes
         self.providerMetadata = nil

@@ -32,7 +32,9 @@ public actor SMARTClient: FHIRAccess {
     /// - Parameters:
     ///   - configuration: the client id, redirect URI, scopes (such as `launch/patient openid fhirUser
     ///     offline_access patient/*.rs`), key service and store; its `issuer` is replaced by `fhirBase` and its
-    ///   endpoints come from SMART discovery.
+    ///   endpoints come from SMART discovery. Without a client id the app registers itself at the server's
+    ///   `registration_endpoint` at its launch (RFC 7591; `private_key_jwt` with a new key where the server offers
+    ///   it), and the registration is sealed with the refresh token, so later logins reuse it.
     /// - Throws: ``VaultError`` `.insecureURL` when `fhirBase` is neither https nor a loopback address (access
     ///   tokens are sent there).
     public init(
@@ -97,6 +99,7 @@ public actor SMARTClient: FHIRAccess {
             tokenEndpoint: smart.tokenEndpoint,
             revocationEndpoint: smart.revocationEndpoint,
             introspectionEndpoint: smart.introspectionEndpoint,
+            registrationEndpoint: smart.registrationEndpoint,
             jwksURI: smart.jwksURI,
             tokenEndpointAuthMethods: smart.tokenEndpointAuthMethods
         )
@@ -171,7 +174,7 @@ public actor SMARTClient: FHIRAccess {
             fhirBase: fhirBase.absoluteString,
             issuer: smart.issuer,
             tokenEndpoint: smart.tokenEndpoint.absoluteString,
-            clientId: configuration.clientId,
+            clientId: await vault.auth.clientRegistration?.clientId ?? configuration.clientId,
             fhirUser: fhirUser,
             isEHRLaunch: launch != nil
         )
@@ -222,6 +225,18 @@ public actor SMARTClient: FHIRAccess {
     /// An access token, fresh for the leeway (refreshed when not).
     public func accessToken(forceRefresh: Bool = false) async throws(VaultError) -> AccessToken {
         try await vault().auth.getAccessToken(forceRefresh: forceRefresh)
+    }
+
+    /// The client this app registered at the server for the session's login (RFC 7591); nil for a configured client
+    /// id or without a session.
+    public var clientRegistration: ClientRegistration? {
+        get async { await discovered?.vault.auth.clientRegistration }
+    }
+
+    /// Gives the app's registered `private_key_jwt` client a new key (``Auth/rotateClientKey()``).
+    @discardableResult
+    public func rotateClientKey() async throws(VaultError) -> ClientRegistration {
+        try await vault().auth.rotateClientKey()
     }
 
     /// What the server's introspection endpoint (RFC 7662) says about `token`, by default the session's access token.

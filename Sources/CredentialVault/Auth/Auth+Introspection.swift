@@ -2,7 +2,7 @@ import Foundation
 
 extension Auth {
     /// What the issuer's introspection endpoint (RFC 7662) says about `token`, asked with the client's
-    /// authentication. Without a token, the session's access token (refreshed first when it is due).
+    /// authentication (the session's registered client, else the configured one). Without a token, the session's access token (refreshed first when it is due).
     /// - Throws: ``VaultError``: `isConfigurationError` when the issuer offers no introspection endpoint,
     ///   `.serverRefused` for an error answer, `isNetworkError`.
     public func introspect(
@@ -25,7 +25,11 @@ extension Auth {
         } else {
             (subject, hint) = (try await getAccessToken().token, "access_token")
         }
-        return try await IntrospectionEndpoint(endpoint: authenticated(url, methods: metadata.tokenEndpointAuthMethods))
-            .introspect(subject, typeHint: hint)
+        let endpoint = try authenticated(
+            url,
+            methods: metadata.tokenEndpointAuthMethods,
+            as: session?.refreshToken.client
+        )
+        return try await IntrospectionEndpoint(endpoint: endpoint).introspect(subject, typeHint: hint)
     }
 }

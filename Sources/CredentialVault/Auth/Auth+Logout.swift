@@ -3,7 +3,8 @@ import Logging
 
 extension Auth {
     /// Ends the session: revokes the refresh token at the issuer's revocation endpoint (RFC 7009), forgets the
-    /// tokens and zeroes the data key; `clearUser` also deletes the user's envelope and device secret.
+    /// tokens and zeroes the data key; `clearUser` also deletes the user's envelope and device secret, and the client
+    /// this library registered for the login, where the issuer lets it (RFC 7592).
     ///
     /// The token revoked is the one stored in the envelope, read under the session lock (another process may
     /// have rotated it since this session began), with the client's authentication. Local data is cleared as
@@ -23,8 +24,26 @@ extension Auth {
         } catch {
             revocationError = error
         }
-        if clearUser { try await userStorage.clear(userId: ending.userId) }
+        if clearUser {
+            try await userStorage.clear(userId: ending.userId)
+            await deleteRegistration(of: ending)
+        }
         if let revocationError { throw revocationError }
+    }
+
+    /// Deletes the client this library registered for the login (RFC 7592), where the issuer manages registrations:
+    /// its secrets went with the envelope, so the client would only linger at the issuer. Best effort: a failure is
+    /// logged, and the client stays registered there.
+    private func deleteRegistration(of ending: ActiveSession) async {
+        guard let registration = ending.refreshToken.client, registration.registrationClientURI != nil else { return }
+        do {
+            try await registrationEndpoint.delete(registration)
+        } catch {
+            configuration.logger.debug(
+                "the client's registration could not be deleted",
+                metadata: ["error": "\(error)"]
+            )
+        }
     }
 
     /// Revokes the session's refresh token as the envelope holds it now, under the session lock, so no other
@@ -49,9 +68,10 @@ extension Auth {
         let metadata = try await metadata()
         guard let url = metadata.revocationEndpoint else { throw .revocationNotOffered }
         try await RevocationEndpoint(
-            endpoint: authenticated(
+            endpoint: try authenticated(
                 url,
-                methods: metadata.revocationEndpointAuthMethods ?? metadata.tokenEndpointAuthMethods
+                methods: metadata.revocationEndpointAuthMethods ?? metadata.tokenEndpointAuthMethods,
+                as: refreshToken.client
             )
         )
         .revoke(refreshToken.token)

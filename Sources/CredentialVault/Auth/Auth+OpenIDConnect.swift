@@ -61,12 +61,18 @@ extension Auth {
             redirectURI = configured
         }
         defer { receiver?.stop() }
+        let requested = scopes ?? configuration.scopes
+        // Without a configured client id, the client registers now, for this login's redirect URI (RFC 7591).
+        let registration =
+            configuration.clientId.isEmpty
+            ? try await register(redirectURI: redirectURI, scopes: requested, metadata: metadata) : nil
+        let clientId = registration?.clientId ?? configuration.clientId
 
         var fields = [
             "response_type": "code",
-            "client_id": configuration.clientId,
+            "client_id": clientId,
             "redirect_uri": redirectURI.absoluteString,
-            "scope": (scopes ?? configuration.scopes).joined(separator: " "),
+            "scope": requested.joined(separator: " "),
             "state": state,
             "nonce": nonce,
             "code_challenge": pkce.challenge,
@@ -115,9 +121,9 @@ extension Auth {
             let advice =
                 receiver != nil && (configured.port ?? 0) == 0
                 ? "register a redirect URI with a fixed port (such as \(redirectURI.absoluteString)) for client "
-                    + "\(VaultError.printable(configuration.clientId)) there, and configure that URI as the redirect URI"
+                    + "\(VaultError.printable(clientId)) there, and configure that URI as the redirect URI"
                 : "register exactly \(redirectURI.absoluteString) for client "
-                    + "\(VaultError.printable(configuration.clientId)) there, or configure the redirect URI it has"
+                    + "\(VaultError.printable(clientId)) there, or configure the redirect URI it has"
             throw .openIDConnectFailed(
                 "no redirect arrived within \(timeout.components.seconds) s. If the issuer showed an error about the "
                     + "redirect URI, \(advice)"
@@ -125,7 +131,7 @@ extension Auth {
         }
 
         let code = try Self.code(from: redirect, state: state, redirectURI: redirectURI, metadata: metadata)
-        let endpoint = try await tokenEndpoint()
+        let endpoint = try await tokenEndpoint(for: registration)
         let response: TokenResponse
         do {
             response = try await endpoint.exchange(
@@ -142,13 +148,14 @@ extension Auth {
             nonce: nonce,
             metadata: metadata,
             namedUser: namedUser,
-            openID: (scopes ?? configuration.scopes).contains("openid")
+            clientId: clientId,
+            openID: requested.contains("openid")
         )
         guard let refresh = response.refreshToken else { throw .noRefreshToken }
         endSession()
         session = ActiveSession(
             userId: userId,
-            refreshToken: RefreshToken(token: refresh, userId: userId, context: response.context),
+            refreshToken: RefreshToken(token: refresh, userId: userId, context: response.context, client: registration),
             idToken: idToken
         )
         keep(accessToken(response, userId: userId))
@@ -231,12 +238,37 @@ extension Auth {
         return code
     }
 
+    /// A new registration of this client at the issuer (RFC 7591), for a login redirecting to `redirectURI`.
+    /// - Throws: ``VaultError`` `.registrationFailed` when the issuer offers no registration endpoint or refuses.
+    private func register(
+        redirectURI: URL,
+        scopes: [String],
+        metadata: ProviderMetadata
+    ) async throws(VaultError) -> ClientRegistration {
+        guard let url = metadata.registrationEndpoint else {
+            throw .registrationFailed(
+                "no client id is configured, and the issuer \(metadata.issuer.displayHost) offers no registration "
+                    + "endpoint (registration_endpoint). Register the client there and configure its client id",
+                host: metadata.issuer.displayHost,
+                status: nil
+            )
+        }
+        return try await registrationEndpoint.register(
+            at: url,
+            configuration.registration,
+            redirectURI: redirectURI,
+            scopes: scopes,
+            supportedMethods: metadata.tokenEndpointAuthMethods
+        )
+    }
+
     /// The validated id_token's `sub` and the id_token; without an id_token, the name the caller gave.
     private func user(
         from response: TokenResponse,
         nonce: String,
         metadata: ProviderMetadata,
         namedUser: String?,
+        clientId: String,
         openID: Bool
     ) async throws(VaultError) -> (userId: String, idToken: JWT?) {
         guard let idToken = response.idToken else {
@@ -260,7 +292,7 @@ extension Auth {
         }
         let verifier = IDTokenVerifier(
             issuer: issuer,
-            clientId: configuration.clientId,
+            clientId: clientId,
             // The leeway is also the refresh margin; a generous one must not make id_token times lax.
             leeway: min(configuration.leeway, IDTokenVerifier.maximumClockSkew)
         )

@@ -73,18 +73,27 @@ public actor Auth {
     /// an unlocked envelope, seals the context anew with the stored refresh token before returning.
     /// - Throws: ``VaultError`` `.notLoggedIn` without a session; storage errors.
     public func addToSessionContext(_ fields: [String: JSONValue]) async throws(VaultError) {
+        try await updateStoredLogin { $0.addingContext(fields) }
+    }
+
+    /// Applies `change` to the session's refresh token and, when the session keeps an unlocked envelope, to the one
+    /// stored there (another process may have rotated it: the envelope is the truth), sealed before returning.
+    /// - Returns: the changed token.
+    @discardableResult
+    func updateStoredLogin(_ change: (RefreshToken) -> RefreshToken) async throws(VaultError) -> RefreshToken {
         guard let current = session else { throw .notLoggedIn }
         guard let envelope = current.envelope else {
-            session?.refreshToken = current.refreshToken.addingContext(fields)
-            return
+            let updated = change(current.refreshToken)
+            session?.refreshToken = updated
+            return updated
         }
         let lock = try await userStorage.sessionLock()
         defer { withExtendedLifetime(lock) {} }
-        // Another process may have rotated the stored token meanwhile: the envelope is the truth.
         let (stored, onDisk) = try await userStorage.storedRefreshToken(in: envelope)
-        let updated = stored.addingContext(fields)
+        let updated = change(stored)
         if updated != stored { try await userStorage.persist(updated, onto: onDisk, in: envelope) }
         if session?.id == current.id { session?.refreshToken = updated }
+        return updated
     }
 
     // MARK: Access tokens
@@ -145,17 +154,17 @@ public actor Auth {
         sealingIn envelope: UnlockedEnvelope?,
         onto onDisk: Envelope? = nil
     ) async throws(VaultError) -> Redemption {
-        let endpoint = try await tokenEndpoint()
         var prepared = onDisk
         if let envelope, prepared == nil { prepared = try await userStorage.verifiedEnvelope(in: envelope) }
         let clock = ContinuousClock()
         let started = clock.now
-        let response = try await endpoint.refresh(refreshToken.token)
+        let (response, client) = try await refreshGrant(refreshToken)
         let answered = clock.now
         // A rotated token replaces the old one; context fields the answer names replace the stored ones, and those
         // it omits stay (a SMART refresh may leave the launch context out).
-        let updated = (response.refreshToken.map { refreshToken.replacingToken($0) } ?? refreshToken)
+        var updated = (response.refreshToken.map { refreshToken.replacingToken($0) } ?? refreshToken)
             .addingContext(response.context)
+        if let client { updated = updated.replacingClient(client) }
         if updated != refreshToken, let envelope, let prepared {
             try await userStorage.persist(updated, onto: prepared, in: envelope)
         }
@@ -173,6 +182,26 @@ public actor Auth {
             tokenEndpointTime: answered - started,
             persistTime: clock.now - answered
         )
+    }
+
+    /// One refresh_token grant with the login's client. A registered client with a new key waiting signs with it
+    /// first: accepted, the new key alone signs from now on (the returned registration); refused (HTTP 400 or 401),
+    /// the grant is sent once more signed with the old key, which the server still lists.
+    private func refreshGrant(
+        _ refreshToken: RefreshToken
+    ) async throws(VaultError) -> (TokenResponse, ClientRegistration?) {
+        guard let registration = refreshToken.client, registration.hasPendingKey else {
+            return (try await tokenEndpoint(for: refreshToken.client).refresh(refreshToken.token), nil)
+        }
+        do {
+            let response = try await tokenEndpoint(for: registration, pendingKey: true).refresh(refreshToken.token)
+            configuration.logger.debug("the issuer accepted the client's new key; the old one is dropped")
+            return (response, registration.promotingPendingKey())
+        } catch {
+            guard error.httpStatus == 400 || error.httpStatus == 401 else { throw error }
+            configuration.logger.debug("the issuer refused the client's new key; signing with the old one")
+            return (try await tokenEndpoint(for: registration).refresh(refreshToken.token), nil)
+        }
     }
 
     /// The answer's access token, opaque or not, for `userId`: the access token is the resource server's to
@@ -249,19 +278,50 @@ public actor Auth {
         guard issuer.isSecureOrLoopback else { throw .insecureURL(issuer, role: "the issuer", origin: .issuer) }
     }
 
-    func tokenEndpoint() async throws(VaultError) -> TokenEndpoint {
+    /// The token endpoint, for the client `registration` (the configured client when nil).
+    func tokenEndpoint(
+        for registration: ClientRegistration?,
+        pendingKey: Bool = false
+    ) async throws(VaultError) -> TokenEndpoint {
         let metadata = try await metadata()
         return TokenEndpoint(
-            endpoint: authenticated(metadata.tokenEndpoint, methods: metadata.tokenEndpointAuthMethods)
+            endpoint: try authenticated(
+                metadata.tokenEndpoint,
+                methods: metadata.tokenEndpointAuthMethods,
+                as: registration,
+                pendingKey: pendingKey
+            )
         )
     }
 
-    /// `url` as an endpoint the client authenticates at with the configuration's authentication.
-    func authenticated(_ url: URL, methods: [String]?) -> AuthenticatedEndpoint {
-        AuthenticatedEndpoint(
+    /// `url` as an endpoint the client authenticates at: the client this library registered for the login
+    /// (`registration`), else the configured client id and authentication.
+    /// - Throws: ``VaultError`` `.invalidConfiguration` when neither names a client.
+    func authenticated(
+        _ url: URL,
+        methods: [String]?,
+        as registration: ClientRegistration?,
+        pendingKey: Bool = false
+    ) throws(VaultError) -> AuthenticatedEndpoint {
+        let clientId: String
+        let authentication: ClientAuthentication
+        if let registration {
+            clientId = registration.clientId
+            authentication = try registration.authentication(pending: pendingKey)
+        } else {
+            guard !configuration.clientId.isEmpty else {
+                throw .invalidConfiguration(
+                    "no client id is configured and the stored login holds no registered client: configure the "
+                        + "client id this login was made with"
+                )
+            }
+            clientId = configuration.clientId
+            authentication = configuration.clientAuthentication
+        }
+        return AuthenticatedEndpoint(
             url: url,
-            clientId: configuration.clientId,
-            authentication: configuration.clientAuthentication,
+            clientId: clientId,
+            authentication: authentication,
             supportedMethods: methods,
             now: configuration.now,
             transport: transport,

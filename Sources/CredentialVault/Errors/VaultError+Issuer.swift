@@ -142,3 +142,16 @@ extension VaultError {
         return String(String.UnicodeScalarView(kept))
     }
 }
+
+extension VaultError {
+    /// The issuer refused or garbled a registration call (RFC 7591, RFC 7592); `why` in words, never a secret.
+    static func registrationFailed(_ why: String, host: String?, status: Int?) -> VaultError {
+        VaultError(
+            .registrationFailed,
+            "Dynamic client registration failed: \(why).",
+            origin: .issuer,
+            host: host,
+            httpStatus: status
+        )
+    }
+}

@@ -42,6 +42,7 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
             case invalidPassword
             case noUnlockedEnvelope
             case accessDenied
+            case registrationFailed
         }
 
         let base: Base
@@ -116,6 +117,9 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
         public static let noUnlockedEnvelope = Self(.noUnlockedEnvelope)
         /// A resource server refused the access token for this request (HTTP 403): its scope does not cover it.
         public static let accessDenied = Self(.accessDenied)
+        /// The issuer refused to register the client, or to update or delete its registration (RFC 7591, RFC 7592),
+        /// or offers no registration endpoint to a configuration without a client id.
+        public static let registrationFailed = Self(.registrationFailed)
         /// The task was cancelled while it waited.
         public static let cancelled = Self(.cancelled)
 
@@ -194,9 +198,11 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
     /// No login is stored for the user: the first login (OpenID Connect) and a password are needed.
     public var isNotRegistered: Bool { kind == .notRegistered }
 
-    /// The configuration is unusable: an insecure or wrong URL, an issuer whose discovery fails, a bad setting.
+    /// The configuration is unusable: an insecure or wrong URL, an issuer whose discovery fails, a bad setting, a
+    /// client the issuer will not register.
     public var isConfigurationError: Bool {
         kind == .insecureURL || kind == .invalidConfiguration || kind == .discoveryFailed || kind == .bindingMismatch
+            || kind == .registrationFailed
     }
 
     /// A resource server refused the request although the access token is valid (HTTP 403): the granted scope

@@ -18,6 +18,8 @@ public struct ProviderMetadata: Sendable, Equatable {
     public let introspectionEndpoint: URL?
     /// RP-initiated logout, when offered.
     public let endSessionEndpoint: URL?
+    /// RFC 7591 dynamic client registration, when offered: a configuration without a client id registers there.
+    public let registrationEndpoint: URL?
     /// The issuer's JWK Set, which id_token signatures are checked against.
     public let jwksURI: URL?
     /// `token_endpoint_auth_methods_supported`, when the document lists it.
@@ -40,6 +42,7 @@ public struct ProviderMetadata: Sendable, Equatable {
         revocationEndpoint: URL? = nil,
         introspectionEndpoint: URL? = nil,
         endSessionEndpoint: URL? = nil,
+        registrationEndpoint: URL? = nil,
         jwksURI: URL? = nil,
         tokenEndpointAuthMethods: [String]? = nil,
         revocationEndpointAuthMethods: [String]? = nil,
@@ -48,7 +51,7 @@ public struct ProviderMetadata: Sendable, Equatable {
         let endpoints: [(URL?, String)] = [
             (authorizationEndpoint, "authorization_endpoint"), (tokenEndpoint, "token_endpoint"),
             (revocationEndpoint, "revocation_endpoint"), (introspectionEndpoint, "introspection_endpoint"),
-            (endSessionEndpoint, "end_session_endpoint"),
+            (endSessionEndpoint, "end_session_endpoint"), (registrationEndpoint, "registration_endpoint"),
             (jwksURI, "jwks_uri"),
         ]
         for case (let url?, let name) in endpoints where !url.isSecureOrLoopback {
@@ -61,6 +64,7 @@ public struct ProviderMetadata: Sendable, Equatable {
         self.revocationEndpoint = revocationEndpoint
         self.introspectionEndpoint = introspectionEndpoint
         self.endSessionEndpoint = endSessionEndpoint
+        self.registrationEndpoint = registrationEndpoint
         self.jwksURI = jwksURI
         self.tokenEndpointAuthMethods = tokenEndpointAuthMethods
         self.revocationEndpointAuthMethods = revocationEndpointAuthMethods

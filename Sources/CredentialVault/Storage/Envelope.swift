@@ -261,7 +261,7 @@ struct Envelope: Codable, Sendable {
         guard envelope.kdf.algorithm == kdfAlgorithm else {
             throw .unsupportedFormat(path: path, format: "\(envelope.format) with KDF \(envelope.kdf.algorithm)")
         }
-        if let payload = envelope.payload, payload != SealedRecord.recordPayload {
+        if let payload = envelope.payload, !SealedRecord.payloads.contains(payload) {
             throw .unsupportedFormat(path: path, format: "\(envelope.format) holding \(payload)")
         }
         guard envelope.isVersion1 || envelope.passwordWrap != nil else {

@@ -18,11 +18,26 @@ public struct EnvelopeBinding: Codable, Sendable, Hashable {
         keyService = Self.normalized(keyServiceURL)
     }
 
-    /// The fields in which `other` differs from this binding, in words (empty when they are the same).
-    func differences(from other: EnvelopeBinding) -> [String] {
+    /// The same binding for the client `clientId` (one this library registered).
+    func registered(clientId: String) -> EnvelopeBinding {
+        EnvelopeBinding(issuer: issuer, clientId: clientId, keyService: keyService)
+    }
+
+    private init(issuer: String, clientId: String, keyService: String) {
+        self.issuer = issuer
+        self.clientId = clientId
+        self.keyService = keyService
+    }
+
+    /// The fields in which the `configured` binding differs from this stored one, in words (empty when they are the
+    /// same). A configuration without a client id registers its client: any client id stored is its own.
+    func differences(from configured: EnvelopeBinding) -> [String] {
+        let other = configured
         var differences: [String] = []
         if issuer != other.issuer { differences.append("issuer \(issuer), not \(other.issuer)") }
-        if clientId != other.clientId { differences.append("client id \(clientId), not \(other.clientId)") }
+        if !other.clientId.isEmpty, clientId != other.clientId {
+            differences.append("client id \(clientId), not \(other.clientId)")
+        }
         if keyService != other.keyService { differences.append("key service \(keyService), not \(other.keyService)") }
         return differences
     }

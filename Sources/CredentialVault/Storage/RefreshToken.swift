@@ -3,8 +3,10 @@ import Foundation
 /// A refresh token, the user it belongs to, and the session context sealed with it.
 ///
 /// Refresh tokens may be JWTs (Keycloak, KeyServiceMock) or opaque strings (many other issuers),
-/// so the user id travels beside the token. `description` shows neither the token nor the context.
-public struct RefreshToken: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+/// so the user id travels beside the token. `description` and `dump` show neither the token nor the context.
+public struct RefreshToken: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// The token as the issuer sent it. A secret: never log it.
     public let token: String
     /// The user it belongs to (the `sub` of the id token, or the name the caller gave).
@@ -13,12 +15,21 @@ public struct RefreshToken: Sendable, Hashable, CustomStringConvertible, CustomD
     /// `patient`, `encounter`, `fhirContext`, the granted `scope`, ...), sealed in the same envelope as the
     /// token. Empty when there is none.
     public let context: [String: JSONValue]
+    /// The client this library registered at the issuer for this login (RFC 7591), sealed with the token; nil for a
+    /// configured client id.
+    public let client: ClientRegistration?
 
-    /// A refresh token of `userId`, with the session context to seal beside it.
-    public init(token: String, userId: String, context: [String: JSONValue] = [:]) {
+    /// A refresh token of `userId`, with the session context and the registered client to seal beside it.
+    public init(
+        token: String,
+        userId: String,
+        context: [String: JSONValue] = [:],
+        client: ClientRegistration? = nil
+    ) {
         self.token = token
         self.userId = userId
         self.context = context
+        self.client = client
     }
 
     /// A refresh token that is itself a JWT (Keycloak, KeyServiceMock): the user is its `sub`.
@@ -31,17 +42,37 @@ public struct RefreshToken: Sendable, Hashable, CustomStringConvertible, CustomD
 
     /// The same login with another token (a rotation); the context stays.
     func replacingToken(_ token: String) -> RefreshToken {
-        RefreshToken(token: token, userId: userId, context: context)
+        RefreshToken(token: token, userId: userId, context: context, client: client)
+    }
+
+    /// The same login with its registered client replaced (a key rotation).
+    func replacingClient(_ client: ClientRegistration) -> RefreshToken {
+        RefreshToken(token: token, userId: userId, context: context, client: client)
     }
 
     /// The same token with `fields` laid over the context: a field named there replaces the stored one, a field
     /// not named stays as it was (a refresh answer that omits the launch context keeps it).
     func addingContext(_ fields: [String: JSONValue]) -> RefreshToken {
-        RefreshToken(token: token, userId: userId, context: context.merging(fields) { _, new in new })
+        RefreshToken(
+            token: token,
+            userId: userId,
+            context: context.merging(fields) { _, new in new },
+            client: client
+        )
     }
 
     public var description: String {
-        "RefreshToken(userId: \(userId), token: redacted, context: \(context.count) fields)"
+        "RefreshToken(userId: \(userId), token: redacted, context: \(context.count) fields, "
+            + "client: \(client.map { "registered \($0.clientId)" } ?? "configured"))"
     }
     public var debugDescription: String { description }
+
+    /// A mirror without the token, so `dump` and debuggers show none.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: ["userId": userId, "contextFields": context.count, "client": client as Any],
+            displayStyle: .struct
+        )
+    }
 }

@@ -2,28 +2,36 @@ import Foundation
 import VaultCrypto
 
 /// What an envelope's token box holds: the refresh token alone (the plaintext is its UTF-8, as every envelope
-/// before session contexts), or the token and its session context as one JSON record.
+/// before session contexts), or the token and its session context as one JSON record, and with them the client this
+/// library registered (record version 2, which a version that cannot keep the registration does not open).
 ///
 /// Which of the two the box holds is the envelope's `payload` field, which is part of the box's associated data:
 /// a box is never read as the other kind.
 enum SealedRecord {
-    /// `payload` of a box holding ``Record`` JSON; nil is the token's UTF-8 alone.
+    /// `payload` of a box holding ``Record`` JSON without a registered client; nil is the token's UTF-8 alone.
     static let recordPayload = "credential-vault/record/v1"
+    /// `payload` of a box holding ``Record`` JSON with a registered client. A version of the library that knows only
+    /// version 1 refuses it as a newer format instead of sealing the token again without the client.
+    static let clientRecordPayload = "credential-vault/record/v2"
+    /// Every payload this version reads.
+    static let payloads: Set<String> = [recordPayload, clientRecordPayload]
 
     private struct Record: Codable {
         let refresh_token: String
         let context: [String: JSONValue]
+        let client: ClientRegistration.Sealed?
     }
 
     /// The plaintext to seal for `token`, and the payload to name in the envelope.
     static func plaintext(of token: RefreshToken) -> (plaintext: SecureBytes, payload: String?) {
-        guard !token.context.isEmpty else { return (SecureBytes(Data(token.token.utf8)), nil) }
+        guard !token.context.isEmpty || token.client != nil else { return (SecureBytes(Data(token.token.utf8)), nil) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         // A number that is not finite has no JSON form: it is kept as null. Then every value encodes.
         let context = token.context.mapValues(finite)
-        let data = try! encoder.encode(Record(refresh_token: token.token, context: context))
-        return (SecureBytes(data), recordPayload)
+        let client = token.client.map { $0.sealed }
+        let data = try! encoder.encode(Record(refresh_token: token.token, context: context, client: client))
+        return (SecureBytes(data), client == nil ? recordPayload : clientRecordPayload)
     }
 
     /// `value` with every number that is not finite (NaN, infinity) replaced by null.
@@ -42,11 +50,14 @@ enum SealedRecord {
         case nil:
             guard let text = plaintext.utf8String(), !text.isEmpty else { return nil }
             return RefreshToken(token: text, userId: userId)
-        case recordPayload:
+        case recordPayload, clientRecordPayload:
             guard let record = try? JSONDecoder().decode(Record.self, from: plaintext.copyToData()),
                 !record.refresh_token.isEmpty
             else { return nil }
-            return RefreshToken(token: record.refresh_token, userId: userId, context: record.context)
+            // The payload says whether a client is sealed: a box that disagrees is not what its header says.
+            let client = record.client.flatMap(ClientRegistration.init(sealed:))
+            guard (client != nil) == (payload == clientRecordPayload) else { return nil }
+            return RefreshToken(token: record.refresh_token, userId: userId, context: record.context, client: client)
         default:
             return nil
         }

@@ -97,6 +97,13 @@ extension UserStorage {
         }
     }
 
+    /// The binding sealed with `refreshToken`: the configured one, naming the client this library registered when the
+    /// token carries one.
+    func binding(for refreshToken: RefreshToken) -> EnvelopeBinding? {
+        guard let client = refreshToken.client else { return binding }
+        return binding?.registered(clientId: client.clientId)
+    }
+
     /// The user's envelope, refused before anything is sent when it belongs to another issuer, client or key
     /// service than this storage's binding.
     func requireEnvelope(userId: String) throws(VaultError) -> Envelope {

@@ -129,7 +129,7 @@ extension UserStorage {
                 userId: refreshToken.userId,
                 keyId: key.keyId,
                 parameters: parameters,
-                binding: binding,
+                binding: binding(for: refreshToken),
                 passwordKey: try EnvelopeKeys.password(wrapKey: wrapKey, serverKey: key.key),
                 now: now()
             )

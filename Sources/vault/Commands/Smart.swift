@@ -12,7 +12,8 @@ struct Smart: AsyncParsableCommand {
             the same context after the password.
             """,
         subcommands: [
-            SmartLaunch.self, SmartContext.self, SmartIntrospect.self, SmartBackend.self, SmartBackendKey.self,
+            SmartLaunch.self, SmartContext.self, SmartClient.self, SmartIntrospect.self, SmartBackend.self,
+            SmartBackendKey.self,
         ]
     )
 }

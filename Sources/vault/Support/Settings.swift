@@ -30,7 +30,7 @@ struct Settings {
         flag: "client-id",
         environment: "CREDENTIAL_VAULT_CLIENT_ID",
         fileKey: "clientId",
-        help: "public client id"
+        help: "client id (empty: register the client at the server, RFC 7591)"
     )
     static let keyServiceKey = Key(
         name: "key-service",
