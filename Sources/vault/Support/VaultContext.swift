@@ -48,6 +48,14 @@ final class VaultContext {
                 issuer = EmbeddedKeyService.rememberedIssuer(environment: environment)
                 keyService = TIMLayout.keyServiceURL(issuer: issuer)
             } else if settings.isEmbedded {
+                guard settings.clientId.value?.isEmpty != true else {
+                    // keyservice-mock keeps registrations in memory, and the embedded one lives for one command.
+                    throw CLIError.configuration(
+                        "an empty client id (\(settings.clientId.source)) registers the client at the server, which the "
+                            + "embedded default cannot keep between commands: give a client id, or an --issuer or "
+                            + "--fhir server that registers clients"
+                    )
+                }
                 let started = try await EmbeddedKeyService.start(
                     clientId: settings.clientId.value ?? Settings.defaultClientId,
                     redirectURI: settings.redirectURI.value ?? VaultConfiguration.defaultRedirectURI.absoluteString,
