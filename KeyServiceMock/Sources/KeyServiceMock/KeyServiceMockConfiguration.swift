@@ -49,6 +49,15 @@ public struct KeyServiceMockConfiguration: Sendable {
     /// the authorization endpoint requires `aud` and takes EHR launch ids, token responses carry launch
     /// context, and access tokens are opaque (the FHIR endpoint knows them; they are not JWTs).
     public var smart: SMARTMode? = nil
+    /// Whether the identity provider takes OAuth 2.0 Dynamic Client Registration (RFC 7591) and its management
+    /// protocol (RFC 7592); `false` by default.
+    ///
+    /// When on, discovery (and the SMART mode's smart-configuration and CapabilityStatement) name the registration
+    /// endpoint, `{issuer}/clients-registrations/openid-connect`; anyone may register a public (`none`),
+    /// `client_secret_basic`, `client_secret_post` or `private_key_jwt` client there, and the token, revocation
+    /// and introspection endpoints then enforce each registered client's method. Registrations are kept in memory
+    /// only, even with a ``stateDirectory``.
+    public var dynamicRegistration: Bool = false
     /// The clock every expiry is computed and checked with; inject a ``ManualClock`` in tests.
     public var now: @Sendable () -> Date = { Date() }
     /// Whether SIGINT and SIGTERM stop the server gracefully (for the `keyservice-mock` executable).
@@ -69,6 +78,7 @@ public struct KeyServiceMockConfiguration: Sendable {
     }()
 
     /// The defaults: 127.0.0.1 on a free port, realm `demo`, in memory, user `demo`, client `vault`,
-    /// 10,000 keys per client and 100,000 in all, warnings and errors logged, the SMART mode off.
+    /// 10,000 keys per client and 100,000 in all, warnings and errors logged, the SMART mode and dynamic
+    /// registration off.
     public init() {}
 }

@@ -26,6 +26,7 @@ public final class KeyServiceMockServer: Sendable {
     private let state: StateStore
     private let smartStore: SMARTStore
     private let tokenRequestCounts: TokenRequestCounts
+    private let registry: ClientRegistry
     private let task: Task<Void, any Error>
     /// Runs the application; ``stop()`` and, when configured, SIGINT and SIGTERM shut it down gracefully.
     private let serviceGroup: ServiceGroup
@@ -62,6 +63,32 @@ public final class KeyServiceMockServer: Sendable {
         tokenRequestCounts.requests(grantType: grantType)
     }
 
+    /// `{issuer}/clients-registrations/openid-connect`: the OAuth 2.0 Dynamic Client Registration endpoint
+    /// (RFC 7591) of ``KeyServiceMockConfiguration/dynamicRegistration``.
+    ///
+    /// A registered client's configuration endpoint (RFC 7592, its `registration_client_uri`) is
+    /// `{registrationEndpoint}/{client_id}`. Nothing answers here unless dynamic registration is on.
+    public var registrationEndpoint: URL {
+        issuer.appendingPathComponent(Layout.registration)
+    }
+
+    /// How many clients registered successfully so far (answers 201 of the registration endpoint).
+    public var registrationRequests: Int {
+        registry.registrationCount
+    }
+
+    /// The client registered with `clientId`, as it is now (after any RFC 7592 update); `nil` when there is
+    /// none, or it was deleted.
+    public func registeredClient(_ clientId: String) -> RegisteredClient? {
+        registry.registration(clientId)?.client
+    }
+
+    /// How many token-endpoint requests named the registered client `clientId` (by HTTP Basic, `client_id` or an
+    /// assertion's `iss`) while it was registered, taken or refused.
+    public func tokenRequests(clientId: String) -> Int {
+        registry.tokenRequestCount(of: clientId)
+    }
+
     private init(
         baseURL: URL,
         issuer: URL,
@@ -69,6 +96,7 @@ public final class KeyServiceMockServer: Sendable {
         state: StateStore,
         smartStore: SMARTStore,
         tokenRequestCounts: TokenRequestCounts,
+        registry: ClientRegistry,
         task: Task<Void, any Error>,
         serviceGroup: ServiceGroup
     ) {
@@ -78,6 +106,7 @@ public final class KeyServiceMockServer: Sendable {
         self.state = state
         self.smartStore = smartStore
         self.tokenRequestCounts = tokenRequestCounts
+        self.registry = registry
         self.task = task
         self.serviceGroup = serviceGroup
     }
@@ -119,6 +148,7 @@ public final class KeyServiceMockServer: Sendable {
         let address = ServerAddress()
         let smartStore = SMARTStore(state: state)
         let tokenRequestCounts = TokenRequestCounts()
+        let registry = ClientRegistry(state: state)
         let provider = IdentityProvider(
             configuration: configuration,
             signer: try TokenSigner(state: state),
@@ -126,7 +156,8 @@ public final class KeyServiceMockServer: Sendable {
             address: address,
             smartStore: smartStore,
             backendServices: try BackendServices(configuration.smart?.backendClients ?? []),
-            tokenRequests: tokenRequestCounts
+            tokenRequests: tokenRequestCounts,
+            registry: registry
         )
         let keyStore = try KeyStore(
             state: state,
@@ -143,6 +174,9 @@ public final class KeyServiceMockServer: Sendable {
         router.add(middleware: ServerErrorMiddleware())
         KeyServiceRoutes(store: keyStore).add(to: router, layout: layout)
         OpenIDRoutes(provider: provider).add(to: router, layout: layout)
+        if configuration.dynamicRegistration {
+            RegistrationRoutes(provider: provider).add(to: router, layout: layout)
+        }
         if let smart = configuration.smart {
             SMARTRoutes(provider: provider, mode: smart).add(to: router, layout: layout)
             FHIRRoutes(provider: provider, mode: smart).add(to: router)
@@ -209,6 +243,7 @@ public final class KeyServiceMockServer: Sendable {
             state: state,
             smartStore: smartStore,
             tokenRequestCounts: tokenRequestCounts,
+            registry: registry,
             task: task,
             serviceGroup: serviceGroup
         )

@@ -47,6 +47,10 @@ struct Layout: Sendable {
     /// The token introspection endpoint (RFC 7662), at Keycloak's path.
     static let introspection = token + "/introspect"
 
+    /// The dynamic client registration endpoint (RFC 7591), at Keycloak's path; a client's configuration endpoint
+    /// (RFC 7592, its `registration_client_uri`) is `{registration}/{client_id}`.
+    static let registration = "clients-registrations/openid-connect"
+
     // MARK: SMART on FHIR, below the server's base URL rather than the issuer
 
     /// The FHIR base below the base URL, without a trailing slash.

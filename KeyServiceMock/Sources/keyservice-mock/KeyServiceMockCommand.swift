@@ -132,6 +132,15 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
     )
     var smartBackendClient: [String] = []
 
+    @Flag(
+        help: """
+            Take OAuth 2.0 Dynamic Client Registration (RFC 7591, RFC 7592) at \
+            http://HOST:PORT/auth/realms/REALM/clients-registrations/openid-connect: public, client_secret_basic, \
+            client_secret_post and private_key_jwt clients, whose methods the token endpoint then enforces.
+            """
+    )
+    var dynamicRegistration = false
+
     @Flag(help: "Stop when standard input reaches end of file (a parent process that started this one has gone).")
     var exitOnStdinEof = false
 
@@ -163,6 +172,7 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
         configuration.idTokenLifetime = idTokenLifetime
         configuration.refreshTokenLifetime = refreshTokenLifetime
         configuration.stopsOnTerminationSignals = true
+        configuration.dynamicRegistration = dynamicRegistration
         if smart || smartLegacy || smartWithoutS256 || smartRefreshIncludesContext || !smartBackendClient.isEmpty {
             var mode = SMARTMode()
             mode.discovery = smartLegacy ? .capabilityStatementOnly : .wellKnown

@@ -11,6 +11,8 @@ struct RequestRefusal: HTTPResponseError {
     let error: String
     /// The `error_description`: what was wrong, never a value the client sent as a secret.
     let description: String
+    /// Headers the answer carries besides the JSON ones, such as `WWW-Authenticate`.
+    var headers: HTTPFields = [:]
 
     /// A malformed request, answered 400.
     static func invalidRequest(_ description: String) -> RequestRefusal {
@@ -41,7 +43,9 @@ struct RequestRefusal: HTTPResponseError {
 
     /// The answer: the status and the JSON error body.
     var jsonResponse: Response {
-        .json(status: status, ["error": error, "error_description": description])
+        var response = Response.json(status: status, ["error": error, "error_description": description])
+        response.headers.append(contentsOf: headers)
+        return response
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {

@@ -20,6 +20,19 @@ extension Response {
         )
     }
 
+    /// A JSON response of a document built with `JSONSerialization` (values of any JSON shape, such as a JWK Set
+    /// echoed as the client sent it); never cached.
+    static func json(status: HTTPResponse.Status = .ok, object: [String: Any]) -> Response {
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
+        return Response(
+            status: status,
+            headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data))
+        )
+    }
+
     /// A FHIR JSON response (`application/fhir+json`).
     static func fhir(status: HTTPResponse.Status = .ok, _ value: some Encodable) -> Response {
         var response = json(status: status, value)

@@ -14,7 +14,11 @@ struct DiscoveryDocument: Encodable {
     let idTokenSigningAlgValuesSupported: [String]
     let codeChallengeMethodsSupported: [String]
     let tokenEndpointAuthMethodsSupported: [String]
+    /// Listed with dynamic registration only: the algorithms a `private_key_jwt` assertion may use.
+    let tokenEndpointAuthSigningAlgValuesSupported: [String]?
     let revocationEndpointAuthMethodsSupported: [String]
+    /// The RFC 7591 registration endpoint, with dynamic registration only.
+    let registrationEndpoint: String?
     let scopesSupported: [String]
     let claimsSupported: [String]
     let authorizationResponseIssParameterSupported: Bool
@@ -34,7 +38,9 @@ struct DiscoveryDocument: Encodable {
         case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
         case codeChallengeMethodsSupported = "code_challenge_methods_supported"
         case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
+        case tokenEndpointAuthSigningAlgValuesSupported = "token_endpoint_auth_signing_alg_values_supported"
         case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
+        case registrationEndpoint = "registration_endpoint"
         case scopesSupported = "scopes_supported"
         case claimsSupported = "claims_supported"
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"

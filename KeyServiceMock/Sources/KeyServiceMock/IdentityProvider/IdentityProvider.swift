@@ -13,6 +13,8 @@ struct IdentityProvider: Sendable {
     let backendServices: BackendServices
     /// How many token requests each `grant_type` had.
     let tokenRequests: TokenRequestCounts
+    /// The clients registered at run time (RFC 7591); empty unless ``KeyServiceMockConfiguration/dynamicRegistration``.
+    let registry: ClientRegistry
 
     /// How long an authorization code may wait for its exchange.
     static let codeLifetime: TimeInterval = 60
@@ -29,14 +31,34 @@ struct IdentityProvider: Sendable {
         smart?.grantedScope ?? requested
     }
 
+    /// The configured public client `clientId`, or a registered client of the code flow with its redirect URIs.
     func client(_ clientId: String) -> MockClient? {
+        if let configured = configuredClient(clientId) {
+            return configured
+        }
+        guard let registered = registration(clientId), registered.allows(grantType: "authorization_code") else {
+            return nil
+        }
+        return MockClient(clientId: clientId, redirectURIs: registered.client.redirectURIs)
+    }
+
+    /// The configured public client `clientId`.
+    func configuredClient(_ clientId: String) -> MockClient? {
         configuration.clients.first { $0.clientId == clientId }
     }
 
-    /// Whether `clientId` is a public client or, in the SMART mode, a backend client: the ones that may
-    /// introspect and revoke tokens.
+    /// Whether `clientId` is a configured public client or, in the SMART mode, a backend client: the ones that
+    /// introspect and revoke tokens by `client_id` alone.
     func isKnownClient(_ clientId: String) -> Bool {
-        client(clientId) != nil || backendServices.isClient(clientId)
+        configuredClient(clientId) != nil || backendServices.isClient(clientId)
+    }
+
+    /// The client authentication methods the token, revocation and introspection endpoints take.
+    var tokenEndpointAuthMethods: [String] {
+        if configuration.dynamicRegistration {
+            return ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"]
+        }
+        return smart?.backendClients.isEmpty == false ? ["none", "private_key_jwt"] : ["none"]
     }
 
     /// The absolute URL of `relative`, a path below the issuer, as discovery documents state it.
@@ -131,12 +153,12 @@ struct IdentityProvider: Sendable {
 
     /// The answer to a backend client's `client_credentials` grant: a new opaque access token for `scope`,
     /// with no session, patient or refresh token.
-    func clientCredentialsResponse(for client: SMARTBackendClient, scope: String) -> ClientCredentialsTokenResponse {
+    func clientCredentialsResponse(clientId: String, scope: String) -> ClientCredentialsTokenResponse {
         let now = configuration.now()
         let accessToken = smartStore.issue(
             OpaqueAccessToken(
-                clientId: client.clientId,
-                subject: client.clientId,
+                clientId: clientId,
+                subject: clientId,
                 sessionId: nil,
                 scope: scope,
                 patient: nil,
@@ -209,8 +231,11 @@ struct IdentityProvider: Sendable {
             subjectTypesSupported: ["public"],
             idTokenSigningAlgValuesSupported: ["EdDSA"],
             codeChallengeMethodsSupported: requiresS256 ? ["S256"] : ["plain"],
-            tokenEndpointAuthMethodsSupported: ["none"],
-            revocationEndpointAuthMethodsSupported: ["none"],
+            tokenEndpointAuthMethodsSupported: tokenEndpointAuthMethods,
+            tokenEndpointAuthSigningAlgValuesSupported: configuration.dynamicRegistration
+                ? BackendServices.algorithms : nil,
+            revocationEndpointAuthMethodsSupported: tokenEndpointAuthMethods,
+            registrationEndpoint: configuration.dynamicRegistration ? url(Layout.registration) : nil,
             scopesSupported: ["openid", "profile", "offline_access"],
             claimsSupported: [
                 "iss", "sub", "aud", "exp", "iat", "jti", "scope", "login_provider", "nonce", "sid", "auth_time",

@@ -21,15 +21,27 @@ struct OpenIDRoutes: Sendable {
         }
         router.post(RouterPath(layout.path(Layout.token))) { request, context in
             var request = request
-            return try await token(try await request.formFields(), layout: layout, logger: context.logger)
+            let credentials = try ClientCredentials(
+                authorization: request.headers[.authorization],
+                fields: try await request.formFields()
+            )
+            return try await token(credentials, layout: layout, logger: context.logger)
         }
         router.post(RouterPath(layout.path(Layout.introspection))) { request, context in
             var request = request
-            return try introspect(try await request.formFields(), logger: context.logger)
+            let credentials = try ClientCredentials(
+                authorization: request.headers[.authorization],
+                fields: try await request.formFields()
+            )
+            return try await introspect(credentials, layout: layout, logger: context.logger)
         }
         router.post(RouterPath(layout.path(Layout.revocation))) { request, context in
             var request = request
-            return try revoke(try await request.formFields(), logger: context.logger)
+            let credentials = try ClientCredentials(
+                authorization: request.headers[.authorization],
+                fields: try await request.formFields()
+            )
+            return try await revoke(credentials, layout: layout, logger: context.logger)
         }
         router.get(RouterPath(layout.path(Layout.endSession))) { request, context in
             try logout(try request.queryFields(), logger: context.logger)
@@ -161,15 +173,27 @@ struct OpenIDRoutes: Sendable {
 
     // MARK: Token endpoint
 
-    private func token(_ fields: FormFields, layout: Layout, logger: Logger) async throws -> Response {
+    private func token(_ credentials: ClientCredentials, layout: Layout, logger: Logger) async throws -> Response {
+        let fields = credentials.fields
         let grantType = try fields.required("grant_type")
         provider.tokenRequests.count(grantType)
+        if let named = credentials.clientId, let registration = provider.registration(named) {
+            provider.registry.countTokenRequest(of: named)
+            try await provider.authenticate(
+                registration,
+                credentials,
+                audiences: [provider.endpoint(Layout.token, layout: layout)],
+                now: now
+            )
+            return try await registeredClientGrant(grantType, registration: registration, fields, logger: logger)
+        }
         // A backend client authenticates by its assertion: client_id is optional for it.
         if grantType == "client_credentials", provider.smart != nil, provider.backendServices.isEnabled {
             return try await clientCredentials(fields, layout: layout, logger: logger)
         }
+        try refuseUnknownCredentials(credentials)
         let clientId = try fields.required("client_id")
-        guard provider.client(clientId) != nil else {
+        guard provider.configuredClient(clientId) != nil else {
             throw RequestRefusal.oauth("invalid_client", "unknown client_id")
         }
         switch grantType {
@@ -194,6 +218,39 @@ struct OpenIDRoutes: Sendable {
         default:
             throw RequestRefusal.oauth("unsupported_grant_type", "grant_type \(grantType) is not supported")
         }
+    }
+
+    /// A grant of a registered client, already authenticated: only the grant types it registered
+    /// (``ClientRegistration/allows(grantType:)``).
+    private func registeredClientGrant(
+        _ grantType: String,
+        registration: ClientRegistration,
+        _ fields: FormFields,
+        logger: Logger
+    ) async throws -> Response {
+        let clientId = registration.client.clientId
+        guard registration.allows(grantType: grantType) else {
+            throw RequestRefusal.oauth(
+                "unauthorized_client",
+                "client \(clientId) did not register grant_type \(grantType)"
+            )
+        }
+        switch grantType {
+        case "authorization_code":
+            return try exchangeCode(fields, clientId: clientId, logger: logger)
+        case "refresh_token":
+            return try refresh(fields, clientId: clientId, logger: logger)
+        default:
+            return try systemToken(fields, clientId: clientId, grantedScope: nil, logger: logger)
+        }
+    }
+
+    /// Refuses a request that presents a credential (HTTP Basic, a secret or an assertion) for a client that is
+    /// neither registered nor configured: a deleted registration's, say.
+    private func refuseUnknownCredentials(_ credentials: ClientCredentials) throws(RequestRefusal) {
+        guard credentials.presentsCredential else { return }
+        if let named = credentials.clientId, provider.configuredClient(named) != nil { return }
+        throw .clientAuthenticationFailed("the credentials name no client of this server")
     }
 
     private func exchangeCode(_ fields: FormFields, clientId: String, logger: Logger) throws -> Response {
@@ -263,6 +320,17 @@ struct OpenIDRoutes: Sendable {
             tokenEndpoint: provider.endpoint(Layout.token, layout: layout),
             now: now
         )
+        return try systemToken(fields, clientId: client.clientId, grantedScope: client.grantedScope, logger: logger)
+    }
+
+    /// The `client_credentials` answer for an authenticated client: an opaque access token for the `system/`
+    /// scopes asked for (or `grantedScope`), no refresh token.
+    private func systemToken(
+        _ fields: FormFields,
+        clientId: String,
+        grantedScope: String?,
+        logger: Logger
+    ) throws -> Response {
         guard let requested = fields["scope"], !provider.scopes(of: requested).isEmpty else {
             throw RequestRefusal.oauth("invalid_scope", "scope is missing: ask for system/ scopes, such as system/*.rs")
         }
@@ -272,8 +340,8 @@ struct OpenIDRoutes: Sendable {
                 "a backend client is granted system/ scopes only (system/Patient.rs, system/*.read, ...): \(scope) is not one"
             )
         }
-        logger.debug("token issued, grant client_credentials", metadata: ["client_id": "\(client.clientId)"])
-        return .json(provider.clientCredentialsResponse(for: client, scope: client.grantedScope ?? requested))
+        logger.debug("token issued, grant client_credentials", metadata: ["client_id": "\(clientId)"])
+        return .json(provider.clientCredentialsResponse(clientId: clientId, scope: grantedScope ?? requested))
     }
 
     /// RFC 7636 section 4.1: a verifier (or plain challenge) is 43 to 128 unreserved characters.
@@ -335,12 +403,37 @@ struct OpenIDRoutes: Sendable {
 
     // MARK: Revocation (RFC 7009)
 
-    private func revoke(_ fields: FormFields, logger: Logger) throws -> Response {
-        let token = try fields.required("token")
-        let clientId = try fields.required("client_id")
+    /// The client a revocation or introspection request comes from: a registered client, authenticated by its
+    /// registered method (an assertion's `aud` may be the token endpoint or `endpoint`), or a configured public or
+    /// backend client named by `client_id` alone.
+    private func requestingClient(
+        _ credentials: ClientCredentials,
+        endpoint: String,
+        layout: Layout
+    ) async throws -> String {
+        if let named = credentials.clientId, let registration = provider.registration(named) {
+            try await provider.authenticate(
+                registration,
+                credentials,
+                audiences: [
+                    provider.endpoint(Layout.token, layout: layout), provider.endpoint(endpoint, layout: layout),
+                ],
+                now: now
+            )
+            return named
+        }
+        try refuseUnknownCredentials(credentials)
+        let clientId = try credentials.fields.required("client_id")
         guard provider.isKnownClient(clientId) else {
             throw RequestRefusal.oauth("invalid_client", "unknown client_id")
         }
+        return clientId
+    }
+
+    private func revoke(_ credentials: ClientCredentials, layout: Layout, logger: Logger) async throws -> Response {
+        let fields = credentials.fields
+        let token = try fields.required("token")
+        let clientId = try await requestingClient(credentials, endpoint: Layout.revocation, layout: layout)
         if provider.smart != nil, let opaque = provider.smartStore.accessToken(token, at: now) {
             guard opaque.clientId == clientId else {
                 throw RequestRefusal.invalidRequest("the token was issued to another client")
@@ -377,12 +470,10 @@ struct OpenIDRoutes: Sendable {
 
     /// Whether an access token is active, and what it grants; only the SMART mode's opaque tokens are
     /// introspected (a JWT access token speaks for itself), anything else is `{"active":false}`.
-    private func introspect(_ fields: FormFields, logger: Logger) throws -> Response {
+    private func introspect(_ credentials: ClientCredentials, layout: Layout, logger: Logger) async throws -> Response {
+        let fields = credentials.fields
         let token = try fields.required("token")
-        let clientId = try fields.required("client_id")
-        guard provider.isKnownClient(clientId) else {
-            throw RequestRefusal.oauth("invalid_client", "unknown client_id")
-        }
+        _ = try await requestingClient(credentials, endpoint: Layout.introspection, layout: layout)
         guard provider.smart != nil, let opaque = provider.activeAccessToken(token) else {
             logger.debug("introspection: inactive token")
             return .json(["active": false] as JSONValue)

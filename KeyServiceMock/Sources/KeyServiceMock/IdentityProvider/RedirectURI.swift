@@ -16,6 +16,23 @@ enum RedirectURI {
             && presentedParts.percentEncodedQuery == registeredParts.percentEncodedQuery
     }
 
+    /// Whether a client may register `uri` (RFC 7591, with RFC 8252 section 7 for native apps): https, http on a
+    /// loopback host (127.0.0.1, [::1], `localhost`), or a private-use scheme with a dot (`com.example.app:/cb`);
+    /// never with a fragment (RFC 6749 section 3.1.2) or user information.
+    static func isAcceptableForRegistration(_ uri: String) -> Bool {
+        guard let parts = URLComponents(string: uri), let scheme = parts.scheme?.lowercased(),
+            parts.fragment == nil, parts.user == nil, parts.password == nil
+        else { return false }
+        switch scheme {
+        case "https":
+            return !(parts.host ?? "").isEmpty
+        case "http":
+            return parts.host.map(Loopback.isRedirectHost) ?? false
+        default:
+            return scheme.contains(".")
+        }
+    }
+
     static func isRegistered(_ presented: String, for client: MockClient) -> Bool {
         client.redirectURIs.contains { matches(presented, registered: $0) }
     }

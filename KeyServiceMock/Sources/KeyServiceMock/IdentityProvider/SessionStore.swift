@@ -135,6 +135,20 @@ final class SessionStore: Sendable {
         }
     }
 
+    /// Ends every session of `clientId` (a deleted registration, RFC 7592 section 2.3); returns how many.
+    func revokeSessions(ofClient clientId: String) throws -> Int {
+        try sessions.withLockedValue { sessions in
+            var revoked = 0
+            for (idHash, var record) in sessions where record.clientId == clientId && !record.revoked {
+                try store(revokedSession: idHash)
+                record.revoked = true
+                sessions[idHash] = record
+                revoked += 1
+            }
+            return revoked
+        }
+    }
+
     /// The session, revoked or not.
     func session(_ id: String) -> SessionRecord? {
         let idHash = state.hash(id, as: .session)

@@ -48,16 +48,39 @@ struct BackendServices: Sendable {
     }
 
     private static func keys(of client: SMARTBackendClient) throws(KeyServiceMockError) -> [String: JWK] {
+        do {
+            return try keys(ofJWKS: client.jwks)
+        } catch {
+            throw KeyServiceMockError("the JWK Set of the SMART backend client \(client.clientId) \(error.description)")
+        }
+    }
+
+    /// The keys of a client's JWK Set (JSON text), by `kid`: the rules for every key a client assertion may be
+    /// verified with, whether the set was configured or registered (RFC 7591 `jwks`).
+    ///
+    /// - Throws: ``KeyServiceMockError`` whose description completes "the JWK Set ...": not a JWK Set, no keys, a
+    ///   key without `kid` or with a private part, a key that is neither RSA (2048 bits or more) nor EC on P-256 or
+    ///   P-384, or an `alg` that does not fit the key.
+    static func keys(ofJWKS jwks: String) throws(KeyServiceMockError) -> [String: JWK] {
         func invalid(_ reason: String) -> KeyServiceMockError {
-            KeyServiceMockError("the JWK Set of the SMART backend client \(client.clientId) \(reason)")
+            KeyServiceMockError(reason)
         }
         let set: JWKS
         do {
-            set = try JSONDecoder().decode(JWKS.self, from: Data(client.jwks.utf8))
+            set = try JSONDecoder().decode(JWKS.self, from: Data(jwks.utf8))
         } catch {
             throw invalid("is not a JWK Set ({\"keys\":[...]}) of RSA and EC keys: \(error)")
         }
         guard !set.keys.isEmpty else { throw invalid("has no keys") }
+        // jwt-kit reads d, p and q only: look at the text for every private or symmetric member (RFC 7518 6.2.2,
+        // 6.3.2, 6.4.1), so that no secret a client sent by mistake is kept.
+        if let object = try? JSONSerialization.jsonObject(with: Data(jwks.utf8)) as? [String: Any],
+            let members = object["keys"] as? [[String: Any]],
+            let leaked = members.first(where: { !privateMembers.isDisjoint(with: $0.keys) })
+        {
+            let kid = (leaked["kid"] as? String).map { " (kid \($0))" } ?? ""
+            throw invalid("holds a private or symmetric key\(kid): publish the public key only")
+        }
         var keys: [String: JWK] = [:]
         for key in set.keys {
             guard let kid = key.keyIdentifier?.string, !kid.isEmpty else {
@@ -96,6 +119,10 @@ struct BackendServices: Sendable {
         return keys
     }
 
+    /// The JWK members that only a private (RSA `d`, `p`, `q`, `dp`, `dq`, `qi`, `oth`; EC `d`) or symmetric
+    /// (`k`) key has.
+    private static let privateMembers: Set<String> = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"]
+
     /// Whether `alg` is one an assertion signed with `key` may name: RS* for RSA, ES256 for P-256, ES384 for P-384.
     private static func fits(_ alg: String, _ key: JWK) -> Bool {
         switch alg {
@@ -116,12 +143,8 @@ struct BackendServices: Sendable {
 
     /// Authenticates a backend client by its `client_assertion`, and returns that client.
     ///
-    /// The checks, in order: a JWS with an accepted `alg`; `iss` a backend client, equal to `sub` and to the
-    /// `client_id` field when there is one; `kid` one of that client's keys, whose `alg` (when pinned) and type
-    /// fit the header's; the signature; `aud` the token endpoint; `exp` present, not past and at most five
-    /// minutes ahead; `iat` and `nbf` not in the future; `jti` present and not seen from this client before
-    /// (it is remembered until the assertion could no longer be taken). Clock differences of
-    /// ``clockSkew`` are allowed.
+    /// The checks are ``verify(assertion:clientIdField:audiences:now:unknownClient:keys:)``'s, with `aud` the
+    /// token endpoint.
     /// - Throws: ``RequestRefusal`` 401 `invalid_client`, whose description names the rule broken.
     func authenticate(
         assertion: String,
@@ -129,6 +152,39 @@ struct BackendServices: Sendable {
         tokenEndpoint: String,
         now: Date
     ) async throws(RequestRefusal) -> SMARTBackendClient {
+        let clientId = try await verify(
+            assertion: assertion,
+            clientIdField: clientIdField,
+            audiences: [tokenEndpoint],
+            now: now,
+            unknownClient: "a backend client of this server",
+            keys: { registrations[$0]?.keys }
+        )
+        guard let registration = registrations[clientId] else {
+            throw .clientAuthenticationFailed("iss \(clientId) is not a backend client of this server")
+        }
+        return registration.client
+    }
+
+    /// Verifies a `private_key_jwt` client assertion (RFC 7523 section 3) with the keys `keys` gives for its
+    /// `iss`, and returns that client id.
+    ///
+    /// The checks, in order: a JWS with an accepted `alg`; `iss` a client `keys` knows, equal to `sub` and to the
+    /// `client_id` field when there is one; `kid` one of that client's keys, whose `alg` (when pinned) and type
+    /// fit the header's; the signature; `aud` one of `audiences` (the endpoint called, as discovery states it);
+    /// `exp` present, not past and at most five minutes ahead; `iat` and `nbf` not in the future; `jti` present
+    /// and not seen from this client before (it is remembered until the assertion could no longer be taken).
+    /// Clock differences of ``clockSkew`` are allowed.
+    /// - Parameter unknownClient: what `iss` is not when `keys` knows no such client, for the refusal.
+    /// - Throws: ``RequestRefusal`` 401 `invalid_client`, whose description names the rule broken.
+    func verify(
+        assertion: String,
+        clientIdField: String?,
+        audiences: [String],
+        now: Date,
+        unknownClient: String,
+        keys: (String) -> [String: JWK]?
+    ) async throws(RequestRefusal) -> String {
         func refuse(_ reason: String) -> RequestRefusal {
             .clientAuthenticationFailed(reason)
         }
@@ -156,15 +212,15 @@ struct BackendServices: Sendable {
         if let clientIdField, clientIdField != clientId {
             throw refuse("client_id differs from the assertion's iss")
         }
-        guard let registration = registrations[clientId] else {
-            throw refuse("iss \(clientId) is not a backend client of this server")
+        guard let clientKeys = keys(clientId) else {
+            throw refuse("iss \(clientId) is not \(unknownClient)")
         }
         guard let kid = header.kid, !kid.isEmpty else {
             throw refuse(
                 "the assertion's header has no kid: it must name the key of the client's JWK Set that signed it"
             )
         }
-        guard var key = registration.keys[kid] else {
+        guard var key = clientKeys[kid] else {
             throw refuse("kid \(kid) is not a key in the JWK Set of client \(clientId)")
         }
         if let pinned = key.algorithm?.rawValue, pinned != alg {
@@ -182,8 +238,8 @@ struct BackendServices: Sendable {
         } catch {
             throw refuse("the assertion's signature does not verify with key \(kid) of client \(clientId)")
         }
-        guard let audience = claims.aud?.value, audience.contains(tokenEndpoint) else {
-            throw refuse("aud must be \(tokenEndpoint)")
+        guard let audience = claims.aud?.value, audience.contains(where: audiences.contains) else {
+            throw refuse("aud must be \(audiences.joined(separator: " or "))")
         }
         guard let expiry = claims.exp else {
             throw refuse("the assertion has no exp")
@@ -215,7 +271,7 @@ struct BackendServices: Sendable {
         else {
             throw refuse("the assertion's jti was used before: make a new assertion, with a new jti, for every request")
         }
-        return registration.client
+        return clientId
     }
 }
 
@@ -229,7 +285,7 @@ private struct ClientAssertionClaims: JWTPayload {
     var nbf: Date?
     var jti: String?
 
-    /// Nothing here: ``BackendServices/authenticate(assertion:clientIdField:tokenEndpoint:now:)`` checks each
+    /// Nothing here: ``BackendServices/verify(assertion:clientIdField:audiences:now:unknownClient:keys:)`` checks each
     /// claim itself, to say which one failed.
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 }

@@ -7,6 +7,8 @@ struct SMARTConfiguration: Encodable {
     let tokenEndpoint: String
     let revocationEndpoint: String
     let introspectionEndpoint: String
+    /// The RFC 7591 registration endpoint, with dynamic registration only.
+    let registrationEndpoint: String?
     let tokenEndpointAuthMethodsSupported: [String]
     /// Listed only with backend clients: the algorithms their `private_key_jwt` assertions may use.
     let tokenEndpointAuthSigningAlgValuesSupported: [String]?
@@ -23,10 +25,16 @@ struct SMARTConfiguration: Encodable {
         "permission-v2", "permission-patient", "permission-user", "sso-openid-connect",
     ]
 
-    /// What the SMART mode `mode` can do: ``supportedCapabilities``, and with backend clients
-    /// `client-confidential-asymmetric` (SMART Backend Services), which a server without any could not honour.
-    static func capabilities(of mode: SMARTMode) -> [String] {
-        mode.backendClients.isEmpty ? supportedCapabilities : supportedCapabilities + ["client-confidential-asymmetric"]
+    /// What the SMART mode `mode` can do: ``supportedCapabilities``; with dynamic registration
+    /// `client-confidential-symmetric` and `client-confidential-asymmetric` (a client registers with a secret or
+    /// keys), and with backend clients `client-confidential-asymmetric` (SMART Backend Services), which a server
+    /// without either could not honour.
+    static func capabilities(of mode: SMARTMode, dynamicRegistration: Bool) -> [String] {
+        if dynamicRegistration {
+            return supportedCapabilities + ["client-confidential-symmetric", "client-confidential-asymmetric"]
+        }
+        return mode.backendClients.isEmpty
+            ? supportedCapabilities : supportedCapabilities + ["client-confidential-asymmetric"]
     }
 
     /// The scopes `scopes_supported` lists: launch, identity and refresh scopes, and examples of resource scopes
@@ -46,6 +54,7 @@ struct SMARTConfiguration: Encodable {
         case tokenEndpoint = "token_endpoint"
         case revocationEndpoint = "revocation_endpoint"
         case introspectionEndpoint = "introspection_endpoint"
+        case registrationEndpoint = "registration_endpoint"
         case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
         case tokenEndpointAuthSigningAlgValuesSupported = "token_endpoint_auth_signing_alg_values_supported"
         case scopesSupported = "scopes_supported"

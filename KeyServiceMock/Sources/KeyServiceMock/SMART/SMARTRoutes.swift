@@ -39,13 +39,19 @@ struct SMARTRoutes: Sendable {
         provider.endpoint(relative, layout: layout)
     }
 
+    private var capabilities: [String] {
+        SMARTConfiguration.capabilities(of: mode, dynamicRegistration: provider.configuration.dynamicRegistration)
+    }
+
     private var codeChallengeMethods: [String] {
         mode.offersS256 ? ["S256"] : ["plain"]
     }
 
-    /// The smart-configuration; with backend clients it also offers `client_credentials` with `private_key_jwt`.
+    /// The smart-configuration; with backend clients, or with dynamic registration (a client may register
+    /// `client_credentials` with `private_key_jwt`), it also offers that grant and method.
     func configuration(layout: Layout) -> SMARTConfiguration {
-        let backend = !mode.backendClients.isEmpty
+        let registration = provider.configuration.dynamicRegistration
+        let backend = !mode.backendClients.isEmpty || registration
         return SMARTConfiguration(
             issuer: provider.issuer,
             jwksURI: endpoint(Layout.certs, layout: layout),
@@ -53,13 +59,14 @@ struct SMARTRoutes: Sendable {
             tokenEndpoint: endpoint(Layout.token, layout: layout),
             revocationEndpoint: endpoint(Layout.revocation, layout: layout),
             introspectionEndpoint: endpoint(Layout.introspection, layout: layout),
-            tokenEndpointAuthMethodsSupported: backend ? ["none", "private_key_jwt"] : ["none"],
+            registrationEndpoint: registration ? endpoint(Layout.registration, layout: layout) : nil,
+            tokenEndpointAuthMethodsSupported: provider.tokenEndpointAuthMethods,
             tokenEndpointAuthSigningAlgValuesSupported: backend ? BackendServices.algorithms : nil,
             scopesSupported: SMARTConfiguration.supportedScopes + (backend ? SMARTConfiguration.systemScopes : []),
             responseTypesSupported: ["code"],
             grantTypesSupported: ["authorization_code", "refresh_token", "password"]
                 + (backend ? ["client_credentials"] : []),
-            capabilities: SMARTConfiguration.capabilities(of: mode),
+            capabilities: capabilities,
             codeChallengeMethodsSupported: codeChallengeMethods
         )
     }
@@ -67,16 +74,20 @@ struct SMARTRoutes: Sendable {
     /// The FHIR R4 CapabilityStatement, with the OAuth endpoints in the `oauth-uris` extension that servers
     /// built for SMART App Launch 1 publish, and the capabilities as `capabilities` extensions.
     func capabilityStatement(layout: Layout) -> JSONValue {
+        var uris: [JSONValue] = [
+            ["url": "authorize", "valueUri": .string(endpoint(Layout.authorization, layout: layout))],
+            ["url": "token", "valueUri": .string(endpoint(Layout.token, layout: layout))],
+            ["url": "revoke", "valueUri": .string(endpoint(Layout.revocation, layout: layout))],
+            ["url": "introspect", "valueUri": .string(endpoint(Layout.introspection, layout: layout))],
+        ]
+        if provider.configuration.dynamicRegistration {
+            uris.append(["url": "register", "valueUri": .string(endpoint(Layout.registration, layout: layout))])
+        }
         let oauthURIs: JSONValue = [
             "url": "http://fhir-registry.smarthealthit.org/StructureDefinition/oauth-uris",
-            "extension": [
-                ["url": "authorize", "valueUri": .string(endpoint(Layout.authorization, layout: layout))],
-                ["url": "token", "valueUri": .string(endpoint(Layout.token, layout: layout))],
-                ["url": "revoke", "valueUri": .string(endpoint(Layout.revocation, layout: layout))],
-                ["url": "introspect", "valueUri": .string(endpoint(Layout.introspection, layout: layout))],
-            ],
+            "extension": .array(uris),
         ]
-        let capabilities = SMARTConfiguration.capabilities(of: mode).map { capability -> JSONValue in
+        let capabilities = self.capabilities.map { capability -> JSONValue in
             [
                 "url": "http://fhir-registry.smarthealthit.org/StructureDefinition/capabilities",
                 "valueCode": .string(capability),

@@ -73,6 +73,15 @@ final class SMARTStore: Sendable {
         }
     }
 
+    /// Forgets every access token issued to `clientId` (a deleted registration); returns how many.
+    func revokeAccessTokens(ofClient clientId: String) -> Int {
+        accessTokens.withLockedValue { tokens in
+            let before = tokens.count
+            tokens = tokens.filter { $0.value.clientId != clientId }
+            return before - tokens.count
+        }
+    }
+
     /// Forgets the token `value` names (RFC 7009 revocation); returns what it was, `nil` when unknown.
     @discardableResult
     func revokeAccessToken(_ value: String) -> OpaqueAccessToken? {

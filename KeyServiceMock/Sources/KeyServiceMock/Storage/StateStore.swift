@@ -31,6 +31,8 @@ final class StateStore: Sendable {
         case accessToken = "keyservice-mock/v2/access-token-id"
         case opaqueAccessToken = "keyservice-mock/v2/smart-access-token"
         case ehrLaunch = "keyservice-mock/v2/smart-ehr-launch"
+        case clientSecret = "keyservice-mock/v2/registered-client-secret"
+        case registrationAccessToken = "keyservice-mock/v2/registration-access-token"
     }
 
     private init(database: any DatabaseWriter, pepper: SecureBytes, signingSeed: SecureBytes, lockDescriptor: Int32?) {
