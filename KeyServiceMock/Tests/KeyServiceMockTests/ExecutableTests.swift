@@ -216,6 +216,30 @@ struct ExecutableTests {
         #expect(empty.stderr.contains("the JWK Set of the SMART backend client b has no keys"), "\(empty.stderr)")
     }
 
+    @Test("--dynamic-registration opens the registration endpoint, with or without --smart, and discovery names it")
+    func dynamicRegistrationFlag() async throws {
+        for arguments in [["--dynamic-registration"], ["--dynamic-registration", "--smart"]] {
+            let mock = try await MockProcess.launch(["--port", "0"] + arguments)
+            let issuer = mock.baseURL.absoluteString + "/auth/realms/demo"
+            let discovery = try await http.get(URL(string: issuer + "/.well-known/openid-configuration")!).json
+            let endpoint = try #require(discovery.string("registration_endpoint"), "\(arguments)")
+            #expect(endpoint == issuer + "/clients-registrations/openid-connect")
+            let registered = try await http.post(
+                try #require(URL(string: endpoint)),
+                body: Data(#"{"redirect_uris":["http://127.0.0.1/cb"],"token_endpoint_auth_method":"none"}"#.utf8)
+            )
+            #expect(registered.status == 201, "\(arguments)")
+            #expect(registered.string("client_id") != nil)
+            mock.signal(SIGTERM)
+            #expect(try await mock.waitForExit() == 0)
+        }
+        let without = try await MockProcess.launch(["--port", "0", "--smart"])
+        let endpoint = without.baseURL.absoluteString + "/auth/realms/demo/clients-registrations/openid-connect"
+        #expect(try await http.post(URL(string: endpoint)!, body: Data("{}".utf8)).status == 404)
+        without.signal(SIGTERM)
+        #expect(try await without.waitForExit() == 0)
+    }
+
     @Test("200 simultaneous wrong attempts give three 401s and 197 locks, and the lock survives kill -9 and a restart")
     func lockSurvivesKill() async throws {
         let directory = try temporaryDirectory()
@@ -265,6 +289,7 @@ struct ExecutableTests {
         for option in [
             "--port", "--state-dir", "--realm", "--users-file", "--allow-non-loopback", "--max-keys-per-client",
             "--max-keys", "--access-token-lifetime", "--id-token-lifetime", "--refresh-token-lifetime", "--log-level",
+            "--dynamic-registration",
         ] {
             #expect(text.contains(option), "\(option)")
         }

@@ -245,10 +245,11 @@ struct OpenIDRoutes: Sendable {
         }
     }
 
-    /// Refuses a request that presents a credential (HTTP Basic, a secret or an assertion) for a client that is
-    /// neither registered nor configured: a deleted registration's, say.
+    /// With dynamic registration, refuses a request that presents a credential (HTTP Basic, a secret or an
+    /// assertion) for a client that is neither registered nor configured: a deleted registration's, say. Without it
+    /// nothing changes: such a request goes on to the `client_id` checks as before.
     private func refuseUnknownCredentials(_ credentials: ClientCredentials) throws(RequestRefusal) {
-        guard credentials.presentsCredential else { return }
+        guard provider.configuration.dynamicRegistration, credentials.presentsCredential else { return }
         if let named = credentials.clientId, provider.configuredClient(named) != nil { return }
         throw .clientAuthenticationFailed("the credentials name no client of this server")
     }
