@@ -43,6 +43,7 @@ struct SMARTFixture {
     static func with<Result>(
         smart: SMARTMode = SMARTMode(),
         scopes: [String] = standaloneScopes,
+        dynamicRegistration: Bool = false,
         isolation: isolated (any Actor)? = #isolation,
         _ body: (SMARTFixture) async throws -> Result
     ) async throws -> Result {
@@ -51,6 +52,7 @@ struct SMARTFixture {
         var mock = KeyServiceMockConfiguration()
         mock.now = serverClock.dateProvider
         mock.smart = smart
+        mock.dynamicRegistration = dynamicRegistration
         return try await KeyServiceMockServer.withServer(mock) { server in
             let root = URL(fileURLWithPath: NSTemporaryDirectory()).appending(path: "smart-test-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -87,6 +89,15 @@ struct SMARTFixture {
             allowsServerWithoutS256: allowsServerWithoutS256,
             transport: transport
         )
+    }
+
+    /// A new client with no client id, as an app process that starts and registers itself (RFC 7591) as
+    /// `registration` says.
+    func client(registration: DynamicRegistration) throws -> SMARTClient {
+        var configuration = configuration
+        configuration.clientId = ""
+        configuration.registration = registration
+        return try SMARTClient(fhirBase: server.fhirBase, configuration: configuration, transport: transport)
     }
 
     /// A launch by a new client (EHR when `launch` is given), its login sealed under ``password``.

@@ -178,6 +178,58 @@ struct SmartTests {
         }
     }
 
+    @Test("an empty client id registers the app (RFC 7591); later processes reuse it, show it and rotate its key")
+    func dynamicRegistration() async throws {
+        var configuration = Self.smartServer
+        configuration.dynamicRegistration = true
+        try await withSandbox(server: configuration) { sandbox in
+            let server = try #require(sandbox.server)
+            let environment = [
+                "CREDENTIAL_VAULT_FHIR": server.fhirBase.absoluteString, "CREDENTIAL_VAULT_CLIENT_ID": "",
+            ]
+            let register = try await sandbox.run(
+                ["register", "--client-id", "", "--unattended", "--password-stdin"],
+                stdin: "\(Self.password)\n",
+                environment: environment
+            )
+            #expect(register.status == 0, "\(register.stderr)")
+            #expect(server.registrationRequests == 1)
+
+            let shown = try await sandbox.run(
+                ["smart", "client", "--client-id", "", "--json", "--password-stdin"],
+                stdin: "\(Self.password)\n",
+                environment: environment
+            )
+            #expect(shown.status == 0, "\(shown.stderr)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+            let clientId = try #require(json["clientId"] as? String)
+            #expect(json["method"] as? String == "private_key_jwt")
+            let keyIds = try #require(json["keyIds"] as? [String])
+            #expect(server.registeredClient(clientId)?.keyIds == keyIds)
+            #expect(!shown.stdout.contains("PRIVATE") && !shown.stderr.contains("PRIVATE"))
+
+            let rotated = try await sandbox.run(
+                ["smart", "client", "--client-id", "", "--rotate-key", "--jwks", "--password-stdin"],
+                stdin: "\(Self.password)\n",
+                environment: environment
+            )
+            #expect(rotated.status == 0, "\(rotated.stderr)")
+            let jwks = try #require(try JSONSerialization.jsonObject(with: Data(rotated.stdout.utf8)) as? [String: Any])
+            let newIds = try #require(jwks["keys"] as? [[String: Any]]).compactMap { $0["kid"] as? String }
+            #expect(newIds.count == 1 && newIds != keyIds)
+            #expect(server.registeredClient(clientId)?.keyIds == newIds)
+            #expect(!rotated.stdout.contains("\"d\""))
+
+            let read = try await sandbox.run(
+                ["fhir", "get", "Patient/p1", "--client-id", "", "--password-stdin"],
+                stdin: "\(Self.password)\n",
+                environment: environment
+            )
+            #expect(read.status == 0, "\(read.stderr)")
+            #expect(server.registrationRequests == 1)
+        }
+    }
+
     @Test("a 403 from the FHIR server says the scope does not cover it")
     func forbidden() async throws {
         var configuration = Self.smartServer

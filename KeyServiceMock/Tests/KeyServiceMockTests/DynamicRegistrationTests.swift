@@ -140,7 +140,10 @@ struct DynamicRegistrationTests {
             return metadata
         }
         @Sendable func key(_ client: RegistrationClient, _ kid: String) throws -> [String: Any] {
-            try #require((client.jwks([kid])["keys"] as? [[String: Any]])?.first)
+            guard let first = (try client.jwks([kid])["keys"] as? [[String: Any]])?.first else {
+                throw CancellationError()
+            }
+            return first
         }
         return [
             MetadataRefusal(

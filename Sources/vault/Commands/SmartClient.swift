@@ -9,7 +9,8 @@ struct SmartClient: AsyncParsableCommand {
         commandName: "client",
         abstract: "Show the client registered for the login (RFC 7591), print its key set, or rotate its key.",
         discussion: """
-            With an empty client id (--client-id '' or CREDENTIAL_VAULT_CLIENT_ID=''), `credential-vault register` \
+            With an empty client id (--client-id '' on every command, or "clientId": "" in the config file; an empty \
+            CREDENTIAL_VAULT_CLIENT_ID counts as unset), `credential-vault register` \
             registers the app at the FHIR server's registration endpoint, as a private_key_jwt client with a new \
             P-384 key where the server offers that method. The registration (client id, secret or private key, \
             registration access token) is sealed with the refresh token; this command unlocks like \
