@@ -10,7 +10,7 @@ import FoundationNetworking
 /// cache, and reads an answer body only up to the request's ``HTTPRequest/maximumAnswerSize``.
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
-    private let delegate = NoRedirects()
+    private let delegate = SessionTaskDelegate()
 
     /// A transport with an ephemeral session of its own.
     public init() {
@@ -90,17 +90,26 @@ public final class URLSessionTransport: HTTPTransport {
         let session = session
         let timeout = request.timeout
         let urlRequest = prepared
+        let taskIdentifier = Mutex<Int?>(nil)
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
             let settle = SettleOnce(continuation)
             DispatchQueue.global().async {
                 let task = session.dataTask(with: urlRequest) { data, response, error in
                     settle.resume(.answered(data, response, error))
                 }
+                taskIdentifier.withLock { $0 = task.taskIdentifier }
                 task.resume()
                 DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
                     if settle.resume(.timedOut) { task.cancel() }
                 }
             }
+        }
+        // A 401 that challenged URLSession (WWW-Authenticate) ends as a cancellation: it is the answer, without a body.
+        if case .answered(_, _, let error as URLError) = outcome, error.code == .cancelled,
+            let identifier = taskIdentifier.withLock({ $0 }),
+            let challenged = delegate.takeChallengedResponse(of: identifier)
+        {
+            return HTTPResponse(status: challenged.statusCode, headers: Self.headers(of: challenged), body: Data())
         }
         switch outcome {
         case .timedOut:
@@ -137,12 +146,17 @@ public final class URLSessionTransport: HTTPTransport {
                     reason: "the answer is larger than \(Self.bytes(request.maximumAnswerSize)), the most accepted"
                 )
             }
-            var headers: [String: String] = [:]
-            for (name, value) in http.allHeaderFields {
-                if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
-            }
-            return HTTPResponse(status: http.statusCode, headers: headers, body: body)
+            return HTTPResponse(status: http.statusCode, headers: Self.headers(of: http), body: body)
         }
+    }
+
+    /// The response's header fields, by lower-case name.
+    private static func headers(of response: HTTPURLResponse) -> [String: String] {
+        var headers: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+        }
+        return headers
     }
 
     private enum Outcome: @unchecked Sendable {
