@@ -44,7 +44,7 @@ struct RegistrationEndpoint: Sendable {
             expecting: [200, 201],
             doing: "register this client"
         )
-        let registration = try Self.registration(from: answer, keys: keys, host: url.displayHost)
+        let registration = try Self.registration(from: answer, asked: method, keys: keys, host: url.displayHost)
         logger.debug(
             "the issuer registered a client",
             metadata: ["client_id": "\(registration.clientId)", "method": "\(registration.method)"]
@@ -72,7 +72,7 @@ struct RegistrationEndpoint: Sendable {
             expecting: [200],
             doing: "update this client's registration"
         )
-        let updated = try Self.registration(from: answer, keys: keys, host: uri.displayHost)
+        let updated = try Self.registration(from: answer, asked: registration.method, keys: keys, host: uri.displayHost)
         guard updated.clientId == registration.clientId else {
             throw .registrationFailed(
                 "the issuer at \(uri.displayHost) answered an update with another client id",
@@ -166,9 +166,11 @@ struct RegistrationEndpoint: Sendable {
         return response
     }
 
-    /// The registration in a 200/201 answer (RFC 7591 section 3.2.1), holding `keys`.
+    /// The registration in a 200/201 answer (RFC 7591 section 3.2.1), holding `keys`; an answer that does not restate
+    /// the method registered the one `asked` for (RFC 7591's default, `client_secret_basic`, when none was).
     private static func registration(
         from response: HTTPResponse,
+        asked: ClientAuthentication.Method?,
         keys: [ClientRegistration.Key],
         host: String
     ) throws(VaultError) -> ClientRegistration {
@@ -181,7 +183,9 @@ struct RegistrationEndpoint: Sendable {
                 status: response.status
             )
         }
-        let methodName = object["token_endpoint_auth_method"]?.stringValue ?? "client_secret_basic"
+        let methodName =
+            object["token_endpoint_auth_method"]?.stringValue ?? asked?.name
+            ?? ClientAuthentication.Method.clientSecretBasic.name
         let method = ClientAuthentication.Method(name: methodName)
         let secret = object["client_secret"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         switch method {
