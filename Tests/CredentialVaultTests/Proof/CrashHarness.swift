@@ -42,7 +42,7 @@ struct CrashHarness {
     private var store: String { fixture.root.appending(path: "store").path }
 
     /// Starts the crash loop and kills it after a random number of its lines (a round prints 21) and a random
-    /// pause of up to 10 ms, then checks.
+    /// pause, then checks.
     mutating func killAtRandom() async throws {
         let child = try ProofChildProcess(
             [
@@ -51,10 +51,7 @@ struct CrashHarness {
             ],
             input: [password, other, fingerprint.keyLine]
         )
-        let (lines, killed) = try await child.kill(
-            afterLines: Int.random(in: 1...24),
-            delay: .microseconds(Int.random(in: 0...10_000))
-        )
+        let (lines, killed) = try await child.kill(afterLines: Int.random(in: 1...24), delay: Self.randomPause())
         guard killed else {
             let errors = try await child.standardError()
             tally.misses.append("the crash loop ended before the kill (\(child.termination)): \(errors)")
@@ -63,6 +60,13 @@ struct CrashHarness {
         }
         tally.kills += 1
         try await check(after: lines)
+    }
+
+    /// A pause after a line: up to 1 ms (a write and its fsync follow the line), 10 ms, or 150 ms (a password
+    /// change derives two keys), one in three each, so kills land in the short windows and in the long steps.
+    static func randomPause() -> Duration {
+        let longest = [1_000, 10_000, 150_000].randomElement()!
+        return .microseconds(Int.random(in: 0...longest))
     }
 
     /// The planted defect: the harness's in-place writer (no temporary file, no rename), killed on the line it
