@@ -8,7 +8,7 @@ import Foundation
 /// - `vault-proof-child crash-loop ISSUER KEY_SERVICE STORE USER_ID` (``CrashLoop``)
 /// - `vault-proof-child probe OPERATION KEY_SERVICE STORE USER_ID` (``StoreProbe``)
 /// - `vault-proof-child in-place-write STORE [--pause-mid-write]` (``InPlaceWriter``, the planted defect)
-/// - `vault-proof-child hold-lock STORE` (``LockHolder``)
+/// - `vault-proof-child hold-lock STORE [LOCK_FILE]` (``LockHolder``)
 ///
 /// Any mode takes `--file-size-limit BYTES` (``FileSizeLimit``).
 @main

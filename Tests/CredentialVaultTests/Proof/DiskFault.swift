@@ -16,7 +16,8 @@ enum DiskFault: String, CaseIterable {
     case truncatedEnvelope = "truncated envelope"
     case zeroLengthEnvelope = "zero-length envelope"
     case fullDisk = "full disk"
-    case lockHeld = "lock held by another process"
+    case lockHeld = "session lock held by another process"
+    case fileLockHeld = "file lock held by another process"
 
     /// Runs the fault under `root` (a folder of its own), with a tmpfs when `tmpfs` (mount works here). `planted`
     /// (the full disk only) has the planted in-place writer try the write instead of the library.
@@ -28,7 +29,7 @@ enum DiskFault: String, CaseIterable {
         case .directoryTooOpen, .envelopeTooOpen: return try await tooOpen(fixture, base: base)
         case .truncatedEnvelope, .zeroLengthEnvelope: return try await damaged(fixture, base: base)
         case .fullDisk: return try await fullDisk(fixture, base: base, tmpfs: tmpfs, planted: planted)
-        case .lockHeld: return try await lockHeld(fixture, base: base)
+        case .lockHeld, .fileLockHeld: return try await lockHeld(fixture, base: base)
         }
     }
 
@@ -161,19 +162,24 @@ enum DiskFault: String, CaseIterable {
         return report("RLIMIT_FSIZE \(limit) bytes in a child", outcome, .fileSystemFailed, words, refusal)
     }
 
-    /// The library waits for the session lock for its full 60 seconds, then gives up with `lockTimeout`.
+    /// The library waits for the session lock for its full 60 seconds, or for the file lock (held around each read
+    /// and write) for 10 seconds, then gives up with `lockTimeout`.
     private func lockHeld(_ fixture: VaultFixture, base: URL) async throws -> DiskFaultReport {
         let harness = try await DiskFaultHarness(fixture, directory: base.appending(path: "store"))
-        let holder = try ProofChildProcess(["hold-lock", harness.directory.path], input: [])
+        let name = self == .lockHeld ? ".session.lock" : ".lock"
+        let holder = try ProofChildProcess(["hold-lock", harness.directory.path, name], input: [])
         let said = try await holder.lines { $0.contains("holding") }
         guard said.contains("holding") else {
             let errors = try await holder.standardError()
             throw FixtureError("the lock holder did not take the lock (\(holder.termination)): \(errors)")
         }
-        let outcome = try await harness.attemptWrite(by: .library)
+        // The file lock's wait is a blocking one: it runs in a child, off this process's threads.
+        let writer: DiskFaultHarness.Writer =
+            self == .lockHeld ? .library : .libraryInChild(.current, fileSizeLimit: nil)
+        let outcome = try await harness.attemptWrite(by: writer)
         _ = try await holder.end()
         let refusal = try await harness.previousEnvelopeRefusal()
-        let words = [harness.directory.path + "/.session.lock", "Another process"]
-        return report("a child holds the session lock", outcome, .lockTimeout, words, refusal)
+        let words = [harness.directory.path + "/" + name, "Another process"]
+        return report("a child holds \(name)", outcome, .lockTimeout, words, refusal)
     }
 }

@@ -27,7 +27,7 @@ struct DiskFaultProofTests {
         try await VaultFixture.with { fixture in
             let refusal = try await Self.tmpfsRefusal(under: fixture.root)
             if let refusal { print("disk-fault proof: no tmpfs here (\(refusal)); using the fallbacks") }
-            // The lock fault waits out the library's 60-second lock wait: the others run meanwhile.
+            // The session-lock fault waits out the library's 60-second lock wait: the others run meanwhile.
             async let lock = DiskFault.lockHeld.run(fixture, root: fixture.root, tmpfs: refusal == nil)
             var reports: [DiskFaultReport] = []
             for fault in DiskFault.allCases where fault != .lockHeld {
