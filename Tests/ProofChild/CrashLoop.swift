@@ -10,10 +10,16 @@ import VaultCrypto
 /// ``ProgressTransport``) and `sealed N` once the call that rotated token N returned (it is on disk then);
 /// `changing` / `changed` around a password change; `enabling` / `enabled` and `disabling` / `disabled` around
 /// device unlock.
+///
+/// With `--memory-only` it plays the crash suite's second planted defect instead: one password login that keeps
+/// the rotated refresh token in memory only (THP's way), then `sealed 1` all the same, and a wait for the kill.
 enum CrashLoop {
     static func run(_ arguments: [String]) async {
+        var arguments = arguments
+        let memoryOnly = arguments.contains("--memory-only")
+        arguments.removeAll { $0 == "--memory-only" }
         guard arguments.count == 4, let issuer = URL(string: arguments[0]), let keyService = URL(string: arguments[1])
-        else { Progress.fail("usage: crash-loop ISSUER KEY_SERVICE STORE USER_ID", status: 64) }
+        else { Progress.fail("usage: crash-loop ISSUER KEY_SERVICE STORE USER_ID [--memory-only]", status: 64) }
         var password = Progress.readInput("the password")
         var other = Progress.readInput("the other password")
         let key: SecureBytes
@@ -41,6 +47,12 @@ enum CrashLoop {
             let auth = vault.auth
             let storage = vault.userStorage
             Progress.say("ready")
+            if memoryOnly {
+                _ = try await auth.loginWithPassword(userId: userId, password: password, storeNewRefreshToken: false)
+                Progress.say("sealed \(transport.received)")
+                Progress.waitForEndOfInput()
+                return
+            }
             while true {
                 _ = try await auth.loginWithPassword(userId: userId, password: password)
                 Progress.say("sealed \(transport.received)")

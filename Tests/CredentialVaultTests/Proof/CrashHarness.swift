@@ -41,25 +41,39 @@ struct CrashHarness {
 
     private var store: String { fixture.root.appending(path: "store").path }
 
+    /// The second planted defect: a login that keeps the rotated token in memory only yet says `sealed 1`, killed on
+    /// that line; then the same checks as after a random kill.
+    mutating func killMemoryOnlyLoginAfterItsAnswer() async throws {
+        let child = try ProofChildProcess(crashLoopArguments + ["--memory-only"], input: childInput)
+        try await kill(child, await child.kill(onLine: "sealed 1"))
+    }
+
     /// Starts the crash loop and kills it after a random number of its lines (a round prints 21) and a random
     /// pause, then checks.
     mutating func killAtRandom() async throws {
-        let child = try ProofChildProcess(
-            [
-                "crash-loop", fixture.server.issuer.absoluteString, fixture.server.keyServiceURL.absoluteString, store,
-                userId,
-            ],
-            input: [password, other, fingerprint.keyLine]
-        )
-        let (lines, killed) = try await child.kill(afterLines: Int.random(in: 1...24), delay: Self.randomPause())
-        guard killed else {
+        let child = try ProofChildProcess(crashLoopArguments, input: childInput)
+        try await kill(child, await child.kill(afterLines: Int.random(in: 1...24), delay: Self.randomPause()))
+    }
+
+    private var crashLoopArguments: [String] {
+        [
+            "crash-loop", fixture.server.issuer.absoluteString, fixture.server.keyServiceURL.absoluteString, store,
+            userId,
+        ]
+    }
+
+    private var childInput: [String] { [password, other, fingerprint.keyLine] }
+
+    /// Counts the kill and checks, or records that the child ended first.
+    private mutating func kill(_ child: ProofChildProcess, _ result: (lines: [String], killed: Bool)) async throws {
+        guard result.killed else {
             let errors = try await child.standardError()
-            tally.misses.append("the crash loop ended before the kill (\(child.termination)): \(errors)")
+            tally.misses.append("the child ended before the kill (\(child.termination)): \(errors)")
             try await signInAgain()
             return
         }
         tally.kills += 1
-        try await check(after: lines)
+        try await check(after: result.lines)
     }
 
     /// A pause after a line: up to 1 ms (a write and its fsync follow the line), 10 ms, or 150 ms (a password
@@ -73,14 +87,7 @@ struct CrashHarness {
     /// prints halfway through its write; then the same checks as after a random kill.
     mutating func killInPlaceWriterMidWrite() async throws {
         let child = try ProofChildProcess(["in-place-write", store, "--pause-mid-write"], input: [])
-        let (lines, killed) = try await child.kill(onLine: "mid-write")
-        guard killed else {
-            let errors = try await child.standardError()
-            tally.misses.append("the in-place writer ended before the kill (\(child.termination)): \(errors)")
-            return
-        }
-        tally.kills += 1
-        try await check(after: lines)
+        try await kill(child, await child.kill(onLine: "mid-write"))
     }
 
     private mutating func check(after lines: [String]) async throws {

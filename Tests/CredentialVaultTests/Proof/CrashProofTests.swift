@@ -37,4 +37,17 @@ struct CrashProofTests {
             #expect(harness.tally.lostLoginsOutsideWindow == 0)
         }
     }
+
+    @Test(
+        "the harness catches a planted login that keeps the rotated token in memory only: a lost login outside the window"
+    )
+    func plantedMemoryOnlyLogin() async throws {
+        try await AuthFixture.with { fixture in
+            var harness = try await CrashHarness(fixture)
+            try await harness.killMemoryOnlyLoginAfterItsAnswer()
+            #expect(harness.tally.kills == 1)
+            #expect(harness.tally.lostLoginsOutsideWindow == 1, "\(harness.tally.misses)")
+            #expect(harness.tally.unreadableEnvelopes == 0)
+        }
+    }
 }
