@@ -64,7 +64,7 @@ test: deps
 	if [ -n "$$skip" ]; then echo "make test: the interop suite was SKIPPED: $$skip"; fi; \
 	exit $$status
 
-# The crash proof's deeper run: 3000 kills by default (KILLS=n for another number), some 20 minutes on two cores.
+# The crash proof's deeper run: 3000 kills by default (KILLS=n for another number), some 15 minutes on two cores.
 proof-crash-long: deps
 	$(SWIFT) build --build-tests && \
 	CREDENTIAL_VAULT_PROOF_KILLS=$(or $(KILLS),3000) $(SWIFT) test --skip-build --filter 'CredentialVaultTests\.CrashProofTests'
