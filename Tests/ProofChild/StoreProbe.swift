@@ -6,14 +6,13 @@ import Foundation
 ///
 /// Operations, with their standard input:
 /// - `store`: the password, then a token to seal in the existing envelope.
-/// - `change`: the password, then a new password.
 /// - `open`: the password, then the token the envelope should hold; prints `opened expected` or `opened other`.
 ///
 /// Prints `outcome ok`, or `outcome error KIND<TAB>DESCRIPTION` for a ``VaultError`` (descriptions carry no secret).
 enum StoreProbe {
     static func run(_ arguments: [String]) async {
         guard arguments.count == 4, let url = URL(string: arguments[1]) else {
-            Progress.fail("usage: probe store|change|open KEY_SERVICE STORE USER_ID", status: 64)
+            Progress.fail("usage: probe store|open KEY_SERVICE STORE USER_ID", status: 64)
         }
         let userId = arguments[3]
         let password = Progress.readInput("the password")
@@ -31,9 +30,6 @@ enum StoreProbe {
                     RefreshToken(token: argument, userId: userId),
                     withExistingPassword: password
                 )
-                Progress.say("outcome ok")
-            case "change":
-                try await storage.changePassword(userId: userId, from: password, to: argument)
                 Progress.say("outcome ok")
             case "open":
                 let opened = try await storage.getStoredRefreshToken(userId: userId, password: password)
