@@ -3,7 +3,7 @@ SWIFT ?= swift
 APT_PACKAGES := libsodium-dev pkg-config python3-venv libsqlite3-dev
 LINT_PATHS := Package.swift Sources KeyServiceMock Tests
 
-.PHONY: all deps build test demo lint format
+.PHONY: all deps build test demo lint format proof-crash-long
 
 all: build
 
@@ -35,9 +35,15 @@ ALONE := CredentialVaultTests\.AuthTests|KeyServiceMockTests\.KeyServiceStatusTe
 # on a busy two-core machine.
 CLI := vaultTests\.
 
-# Every Swift test in three phases: the rest in parallel, the CLI suites in parallel, then the ALONE suites one
-# test at a time (within a phase, the suites that must run alone say why with `.serialized`). No test asserts on
-# elapsed time: speed lives in the benchmarks. The interop suite needs a venv from PyPI; where PyPI cannot be
+# The proof suites of issue 15 (Tests/CredentialVaultTests/Proof): the crash suite kills a child process 300 times and
+# checks the store after each kill; the disk-fault suite lays each fault on a store, one of them a 60-second lock
+# wait. They run in a phase of their own, last, so the kills land on children that are not starved by the CPU-heavy
+# suites, and each prints its `PROOF crash:` / `PROOF disk:` figure line.
+PROOF := CredentialVaultTests\.CrashProofTests|CredentialVaultTests\.DiskFaultProofTests
+
+# Every Swift test in four phases: the rest in parallel, the CLI suites in parallel, the ALONE suites one test at a
+# time, then the PROOF suites (within a phase, the suites that must run alone say why with `.serialized`). No test
+# asserts on elapsed time: speed lives in the benchmarks. The interop suite needs a venv from PyPI; where PyPI cannot be
 # reached, every other test still runs and the interop suite is reported as skipped, naming the reason. CI
 # (CI=true) never skips it: there a failed venv build fails the run.
 test: deps
@@ -50,12 +56,18 @@ test: deps
 		echo "make test: SKIPPING the interop suite: $$skip"; \
 	fi; \
 	$(SWIFT) build --build-tests && \
-	CREDENTIAL_VAULT_SKIP_INTEROP="$$skip" $(SWIFT) test --skip-build --skip '$(ALONE)|$(CLI)' && \
+	CREDENTIAL_VAULT_SKIP_INTEROP="$$skip" $(SWIFT) test --skip-build --skip '$(ALONE)|$(CLI)|$(PROOF)' && \
 	$(SWIFT) test --skip-build --filter '$(CLI)' && \
-	$(SWIFT) test --skip-build --no-parallel --filter '$(ALONE)'; \
+	$(SWIFT) test --skip-build --no-parallel --filter '$(ALONE)' && \
+	$(SWIFT) test --skip-build --filter '$(PROOF)'; \
 	status=$$?; \
 	if [ -n "$$skip" ]; then echo "make test: the interop suite was SKIPPED: $$skip"; fi; \
 	exit $$status
+
+# The crash proof's deeper run: 3000 kills by default (KILLS=n for another number), some 15 minutes on two cores.
+proof-crash-long: deps
+	$(SWIFT) build --build-tests && \
+	CREDENTIAL_VAULT_PROOF_KILLS=$(or $(KILLS),3000) $(SWIFT) test --skip-build --filter 'CredentialVaultTests\.CrashProofTests'
 
 # The demo runs the keyservice-mock executable beside credential-vault as a child process: both are built first.
 demo: deps

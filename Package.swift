@@ -117,6 +117,12 @@ let package = Package(
         ),
         // A process the storage tests kill with -9 in the middle of writing.
         .executableTarget(name: "vault-store-loop", dependencies: ["CredentialVault"], path: "Tests/StoreLoop"),
+        // The proof suites' child: the crash suite kills it with -9, the disk-fault suite runs one call in it per fault.
+        .executableTarget(
+            name: "vault-proof-child",
+            dependencies: ["CredentialVault", "VaultCrypto"],
+            path: "Tests/ProofChild"
+        ),
         .testTarget(
             name: "vaultTests",
             dependencies: ["CredentialVault", "KeyServiceMock", .product(name: "Logging", package: "swift-log")]

@@ -134,16 +134,29 @@ struct FileStore: Sendable {
         }
     }
 
+    /// How long a call waits for another process's hold on the directory's lock file. A holder keeps it for one
+    /// read or one fsync'd write, so a longer hold means the holder is stuck (stopped, or on a disk that hangs).
+    static let lockWait: Duration = .seconds(10)
+
     /// Runs `body` holding an exclusive advisory lock (flock) on the directory's lock file, so that
     /// processes sharing the store take turns.
+    /// - Throws: `.lockTimeout` naming the lock file when another holder keeps it past ``lockWait``.
     func withLock<T>(_ body: () throws(VaultError) -> T) throws(VaultError) -> T {
         try prepare()
         let lockPath = filePath(".lock")
         let fd = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .fileSystem("open", path: lockPath) }
         defer { close(fd) }
-        while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw .fileSystem("lock", path: lockPath) }
+        // Polled, not a blocking flock: a stuck holder ends in an error instead of a hang. Holds are short, and so
+        // are the pauses.
+        let clock = ContinuousClock()
+        let deadline = clock.now + Self.lockWait
+        var pause: useconds_t = 100
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else { throw .fileSystem("lock", path: lockPath) }
+            guard clock.now < deadline else { throw .lockTimeout(path: lockPath, waited: Self.lockWait) }
+            usleep(pause)
+            pause = min(pause * 2, 10_000)
         }
         defer { flock(fd, LOCK_UN) }
         return try body()

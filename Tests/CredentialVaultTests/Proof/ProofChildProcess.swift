@@ -1,0 +1,139 @@
+import Foundation
+import KeyServiceMock
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+private let sendSignal = Glibc.kill
+#elseif canImport(Darwin)
+import Darwin
+private let sendSignal = Darwin.kill
+#endif
+
+/// A running `vault-proof-child` (Tests/ProofChild): its lines as they come, a kill, its end.
+///
+/// Every blocking step (reading its output, waiting for its end) runs on a thread of its own, never on Swift's
+/// cooperative pool, where the in-process servers the child talks to need the threads.
+final class ProofChildProcess: Sendable {
+    private let process: Process
+    private let input: FileHandle
+    private let output: FileHandle
+    private let errors: FileHandle
+    private let read = Mutex<(lines: [String], partial: Data, ended: Bool)>(([], Data(), false))
+
+    /// How to run the child: as this user, or as uid and gid 65534 (nobody) through setpriv, for a fault that
+    /// root would not meet.
+    enum Identity: Sendable {
+        case current
+        case nobody
+    }
+
+    static let setpriv = "/usr/bin/setpriv"
+
+    /// Whether the child can run as nobody here: only root may switch, with setpriv installed.
+    static var canRunAsNobody: Bool {
+        getuid() == 0 && FileManager.default.isExecutableFile(atPath: setpriv)
+    }
+
+    /// Starts the child with `arguments` and writes `input`, one line each, to its standard input (left open:
+    /// the child reads what it needs; ``end()`` closes it).
+    init(_ arguments: [String], input lines: [String], as identity: Identity = .current) throws {
+        let child = try BuiltProducts.executable("vault-proof-child")
+        process = Process()
+        switch identity {
+        case .current:
+            process.executableURL = child
+            process.arguments = arguments
+        case .nobody:
+            process.executableURL = URL(fileURLWithPath: Self.setpriv)
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", child.path] + arguments
+        }
+        let inputPipe = Pipe()
+        let outputPipe = Pipe()
+        let errorPipe = Pipe()
+        process.standardInput = inputPipe
+        process.standardOutput = outputPipe
+        process.standardError = errorPipe
+        input = inputPipe.fileHandleForWriting
+        output = outputPipe.fileHandleForReading
+        errors = errorPipe.fileHandleForReading
+        try process.run()
+        if !lines.isEmpty { input.write(Data((lines.joined(separator: "\n") + "\n").utf8)) }
+    }
+
+    /// Reads until `done` holds for the lines so far or the output ends; returns the lines so far.
+    func lines(until done: @escaping @Sendable ([String]) -> Bool) async throws -> [String] {
+        try await onOwnThread { self.readBlocking(until: done) }
+    }
+
+    /// Reads until the `count`-th line, waits `delay`, then kills the child with SIGKILL; returns every line it
+    /// printed before it died. On a thread of its own, so the delay is the child's time, not the pool's.
+    func kill(afterLines count: Int, delay: Duration) async throws -> (lines: [String], killed: Bool) {
+        try await kill(when: { lines in lines.count >= count }, delay: delay)
+    }
+
+    /// Reads until a line equal to `line`, then kills the child with SIGKILL at once.
+    func kill(onLine line: String) async throws -> (lines: [String], killed: Bool) {
+        try await kill(when: { lines in lines.contains(line) }, delay: .zero)
+    }
+
+    private func kill(
+        when ready: @escaping @Sendable ([String]) -> Bool,
+        delay: Duration
+    ) async throws -> (lines: [String], killed: Bool) {
+        try await onOwnThread {
+            let seen = self.readBlocking(until: ready)
+            var killed = false
+            if ready(seen) {
+                let (seconds, attoseconds) = delay.components
+                usleep(UInt32(seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
+                killed = sendSignal(self.process.processIdentifier, SIGKILL) == 0
+            }
+            self.process.waitUntilExit()
+            let all = self.readBlocking(until: { _ in false })
+            return (all, killed && self.process.terminationReason == .uncaughtSignal)
+        }
+    }
+
+    /// Closes the child's standard input, reads its output to the end and waits for it; returns its lines.
+    func end() async throws -> [String] {
+        try? input.close()
+        return try await onOwnThread {
+            let all = self.readBlocking(until: { _ in false })
+            self.process.waitUntilExit()
+            return all
+        }
+    }
+
+    /// What the child wrote to standard error (read once it has ended).
+    func standardError() async throws -> String {
+        try await onOwnThread { String(decoding: self.errors.readDataToEndOfFile(), as: UTF8.self) }
+    }
+
+    /// The exit status, or the signal that ended it, once it has ended.
+    var termination: String {
+        process.terminationReason == .uncaughtSignal
+            ? "signal \(process.terminationStatus)" : "status \(process.terminationStatus)"
+    }
+
+    private func readBlocking(until done: ([String]) -> Bool) -> [String] {
+        while true {
+            let (lines, ended) = read.withLock { ($0.lines, $0.ended) }
+            if ended || done(lines) { return lines }
+            let chunk = output.availableData
+            read.withLock { state in
+                if chunk.isEmpty {
+                    state.ended = true
+                    return
+                }
+                state.partial.append(chunk)
+                while let newline = state.partial.firstIndex(of: UInt8(ascii: "\n")) {
+                    state.lines.append(
+                        String(decoding: state.partial[state.partial.startIndex..<newline], as: UTF8.self)
+                    )
+                    state.partial.removeSubrange(state.partial.startIndex...newline)
+                }
+            }
+        }
+    }
+}
