@@ -185,8 +185,9 @@ public actor Auth {
     }
 
     /// One refresh_token grant with the login's client. A registered client with a new key waiting signs with it
-    /// first: accepted, the new key alone signs from now on (the returned registration); refused (HTTP 400 or 401),
-    /// the grant is sent once more signed with the old key, which the server still lists.
+    /// first: accepted, the new key alone signs from now on (the returned registration); refused (HTTP 400 or 401, or
+    /// a bare refusal that reads as a dead login), the grant is sent once more signed with the old key, which the
+    /// server still lists.
     private func refreshGrant(
         _ refreshToken: RefreshToken
     ) async throws(VaultError) -> (TokenResponse, ClientRegistration?) {
@@ -198,7 +199,8 @@ public actor Auth {
             configuration.logger.debug("the issuer accepted the client's new key; the old one is dropped")
             return (response, registration.promotingPendingKey())
         } catch {
-            guard error.httpStatus == 400 || error.httpStatus == 401 else { throw error }
+            // A bare 400 or 401 reads as a dead login; the old key's request tells which it is.
+            guard error.httpStatus == 400 || error.httpStatus == 401 || error.isLoginExpired else { throw error }
             configuration.logger.debug("the issuer refused the client's new key; signing with the old one")
             return (try await tokenEndpoint(for: registration).refresh(refreshToken.token), nil)
         }
