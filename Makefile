@@ -35,6 +35,9 @@ ALONE := CredentialVaultTests\.AuthTests|KeyServiceMockTests\.KeyServiceStatusTe
 # on a busy two-core machine.
 CLI := vaultTests\.
 
+# The hostile-input suite (make proof-fuzz) keeps both cores busy for its whole run: it has a phase of its own.
+FUZZ := ^HostileInputTests\.
+
 # Every Swift test in three phases: the rest in parallel, the CLI suites in parallel, then the ALONE suites one
 # test at a time (within a phase, the suites that must run alone say why with `.serialized`). No test asserts on
 # elapsed time: speed lives in the benchmarks. The interop suite needs a venv from PyPI; where PyPI cannot be
@@ -50,12 +53,37 @@ test: deps
 		echo "make test: SKIPPING the interop suite: $$skip"; \
 	fi; \
 	$(SWIFT) build --build-tests && \
-	CREDENTIAL_VAULT_SKIP_INTEROP="$$skip" $(SWIFT) test --skip-build --skip '$(ALONE)|$(CLI)' && \
+	CREDENTIAL_VAULT_SKIP_INTEROP="$$skip" $(SWIFT) test --skip-build --skip '$(ALONE)|$(CLI)|$(FUZZ)' && \
 	$(SWIFT) test --skip-build --filter '$(CLI)' && \
-	$(SWIFT) test --skip-build --no-parallel --filter '$(ALONE)'; \
+	$(SWIFT) test --skip-build --no-parallel --filter '$(ALONE)' && \
+	$(MAKE) --no-print-directory proof-fuzz-run; \
 	status=$$?; \
 	if [ -n "$$skip" ]; then echo "make test: the interop suite was SKIPPED: $$skip"; fi; \
 	exit $$status
+
+# The hostile-input suite: every parser of untrusted bytes (JWT, envelope, key-service and token-endpoint answers,
+# discovery documents, JWKS, the loopback listener's requests and client's answers, the config file) under
+# CREDENTIAL_VAULT_FUZZ_INPUTS generated and mutated inputs each (100,000 by default), then one total line over the
+# PROOF lines. A failure prints its input's seed; CREDENTIAL_VAULT_FUZZ_SEED='<seed>' runs that input alone again.
+# proof-fuzz-long runs ten times as many inputs.
+.PHONY: proof-fuzz proof-fuzz-long proof-fuzz-run
+
+proof-fuzz: deps
+	$(SWIFT) build --build-tests
+	@$(MAKE) --no-print-directory proof-fuzz-run
+
+proof-fuzz-long: deps
+	$(SWIFT) build --build-tests
+	@CREDENTIAL_VAULT_FUZZ_INPUTS=$${CREDENTIAL_VAULT_FUZZ_INPUTS:-1000000} $(MAKE) --no-print-directory proof-fuzz-run
+
+# Runs the built suite; the exit status is swift test's, kept across the pipe through tee.
+proof-fuzz-run:
+	@mkdir -p .build; \
+	{ $(SWIFT) test --skip-build --filter '$(FUZZ)'; echo $$? > .build/proof-fuzz.status; } 2>&1 | tee .build/proof-fuzz.log; \
+	awk '/^PROOF fuzz: [a-z-]+ [0-9]+ inputs/ { parsers++; inputs += $$4; untyped += $$8; hangs += $$11; violations += $$13 } \
+		END { printf "PROOF fuzz: total %d parsers, %d inputs, 0 crashes, %d untyped errors, %d hangs, %d property violations\n", \
+			parsers, inputs, untyped, hangs, violations }' .build/proof-fuzz.log; \
+	exit $$(cat .build/proof-fuzz.status)
 
 # The demo runs the keyservice-mock executable beside credential-vault as a child process: both are built first.
 demo: deps
