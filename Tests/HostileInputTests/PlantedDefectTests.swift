@@ -3,8 +3,8 @@ import PropertyBased
 import Testing
 
 /// The harness catches what it is there to catch: run over toy parsers with a planted defect, it reports the
-/// failure with the seed of the input, and that seed replays it. (A parser that traps cannot be shown in-process:
-/// the trap ends the test process; ``CrashSeedReporter`` prints the seeds first.)
+/// failure with the seed of the input, and that seed replays it. A parser that traps ends the process it runs in,
+/// so that one runs in a child process, which must die of the trap after printing the seed.
 @Suite("hostile input: the harness catches planted defects")
 struct PlantedDefectTests {
     /// A toy config reader whose documented error is ``ToyError``, but which lets Foundation's own error through
@@ -26,6 +26,25 @@ struct PlantedDefectTests {
             let end = ContinuousClock.now + .milliseconds(Int(share * share * 500))
             while ContinuousClock.now < end {}
             if bytes.first != UInt8(ascii: "{") { throw ToyError() }
+        }
+
+        /// A reader that keeps its nesting in a fixed array of eight and indexes past it on deeper input.
+        static func parseTrapping(_ bytes: [UInt8]) throws(ToyError) {
+            var open = [UInt8](repeating: 0, count: 8)
+            var depth = 0
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "["), UInt8(ascii: "{"):
+                    // Planted: no check against the array's size; the ninth level traps.
+                    open[depth] = byte
+                    depth += 1
+                case UInt8(ascii: "]"),
+                    UInt8(ascii: "}") where depth > 0:
+                    depth -= 1
+                default: continue
+                }
+            }
+            if depth != 0 { throw ToyError() }
         }
     }
 
@@ -109,4 +128,52 @@ struct PlantedDefectTests {
         let failure = try #require(report.failures.first { $0.kind == .hang })
         #expect(failure.replay.contains(failure.seed))
     }
+
+    /// The variable that makes ``trappingChild()`` run: set only for the child process ``trap()`` starts.
+    static let childVariable = "CREDENTIAL_VAULT_FUZZ_PLANTED_TRAP"
+
+    /// Not a test of its own: the child process of ``trap()``, skipped in every other run.
+    @Test(
+        "(child process of the planted trap)",
+        .enabled(if: ProcessInfo.processInfo.environment[childVariable] == "1")
+    )
+    func trappingChild() async throws {
+        // The fixed run seed, or the one input a replay names.
+        let asked = try HostileInputSettings.fromEnvironment()
+        let settings = asked.replaySeed == nil ? Self.settings(inputs: 2000) : asked
+        var run = HostileInputRun(parser: "toy-trapping", suite: "PlantedDefectTests", settings: settings)
+        run.label = "PLANTED"
+        let report = await run.run(Self.inputs, refusal: ToyParser.ToyError.self, describe: HostileBytes.describe) {
+            try ToyParser.parseTrapping($0)
+            return .accepted
+        }
+        Issue.record("the planted trap never fired: \(report.figureLine)")
+    }
+
+    #if os(Linux)
+    @Test(
+        "a parser that traps ends the process, but the seed of the input it trapped on is printed first and replays it"
+    )
+    func trap() async throws {
+        let filter = "^HostileInputTests\\.PlantedDefectTests/trappingChild"
+        // No backtrace: the child's death is the expected outcome, and symbolicating it takes seconds.
+        let base = [Self.childVariable: "1", "SWIFT_BACKTRACE": "enable=no", "CREDENTIAL_VAULT_FUZZ_SEED": ""]
+        let child = try await ChildTestRun.run(filter: filter, environment: base)
+        #expect(child.terminatedBySignal, "the child did not die of the trap:\n\(child.output)")
+        let line = try #require(
+            child.output.split(separator: "\n").first {
+                $0.hasPrefix("PROOF fuzz: CRASH candidate toy-trapping input #")
+            },
+            "no crash report in the child's output:\n\(child.output)"
+        )
+        let seed = try #require(line.split(separator: " ").last.map(String.init))
+        print("PLANTED fuzz: toy-trapping trapped in a child process (signal \(child.status)); it printed: \(line)")
+
+        var replay = base
+        replay["CREDENTIAL_VAULT_FUZZ_SEED"] = seed
+        let again = try await ChildTestRun.run(filter: filter, environment: replay)
+        #expect(again.terminatedBySignal)
+        #expect(again.output.contains("PROOF fuzz: CRASH candidate toy-trapping input #0 seed \(seed)"))
+    }
+    #endif
 }

@@ -8,6 +8,8 @@ import PropertyBased
 ///   printed in the figure line), to repeat a whole run.
 /// - `CREDENTIAL_VAULT_FUZZ_SEED`: one input's seed, as a failure prints it: only that input runs, and what it does
 ///   is printed.
+///
+/// An empty variable is an unset one.
 struct HostileInputSettings: Sendable {
     /// Inputs per parser in CI.
     static let defaultInputs = 100_000
@@ -25,17 +27,17 @@ struct HostileInputSettings: Sendable {
         _ environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws -> HostileInputSettings {
         var inputs = defaultInputs
-        if let text = environment["CREDENTIAL_VAULT_FUZZ_INPUTS"] {
+        if let text = environment["CREDENTIAL_VAULT_FUZZ_INPUTS"], !text.isEmpty {
             guard let value = Int(text), value > 0 else { throw SettingsError("CREDENTIAL_VAULT_FUZZ_INPUTS", text) }
             inputs = value
         }
         var runSeed = Xoshiro()
-        if let text = environment["CREDENTIAL_VAULT_FUZZ_RUN_SEED"] {
+        if let text = environment["CREDENTIAL_VAULT_FUZZ_RUN_SEED"], !text.isEmpty {
             guard let seed = Xoshiro(seed: text) else { throw SettingsError("CREDENTIAL_VAULT_FUZZ_RUN_SEED", text) }
             runSeed = seed
         }
         var replaySeed: Xoshiro?
-        if let text = environment["CREDENTIAL_VAULT_FUZZ_SEED"] {
+        if let text = environment["CREDENTIAL_VAULT_FUZZ_SEED"], !text.isEmpty {
             guard let seed = Xoshiro(seed: text) else { throw SettingsError("CREDENTIAL_VAULT_FUZZ_SEED", text) }
             replaySeed = seed
         }
