@@ -299,8 +299,13 @@ final class LoopbackRedirectReceiver: Sendable {
 
     /// Answers one complete request; returns the redirect's URL when it is the one that ends the wait.
     private func answer(_ fd: Int32, requestLine line: String, _ expected: Expectation) -> URL? {
-        switch LoopbackRedirectRequest.verdict(requestLine: line, path: expected.path, state: expected.state, port: port)
-        {
+        let verdict = LoopbackRedirectRequest.verdict(
+            requestLine: line,
+            path: expected.path,
+            state: expected.state,
+            port: port
+        )
+        switch verdict {
         case .notARequest:
             respond(fd, status: "400 Bad Request", body: "This is not a request this page answers.")
             return nil
