@@ -35,10 +35,12 @@ struct ConfigFileFuzzTests {
         sizeCap: ConfigFile.maximumSize
     )
 
-    /// Replaces the file's contents in place, with no fsync (`Data.write` syncs each write to disk, which costs more
-    /// than the parsing under test, a hundred thousand times over).
-    static func overwrite(_ path: String, with bytes: [UInt8]) throws {
-        let descriptor = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+    /// A new file at `path` holding `bytes`, the user's own and writable by no one else (anything looser is refused
+    /// before it is parsed). Written with plain `write` and no fsync: `Data.write` syncs every file to disk, and
+    /// ext4 flushes a file truncated and written again at its close; either costs more than the parsing under test,
+    /// a hundred thousand times over.
+    static func create(_ path: String, with bytes: [UInt8]) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw CocoaError(.fileWriteUnknown) }
         defer { close(descriptor) }
         let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
@@ -55,15 +57,16 @@ struct ConfigFileFuzzTests {
             attributes: [.posixPermissions: 0o700]
         )
         defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appending(path: "config.json")
-        // The user's own file, writable by no one else: anything looser is refused before it is parsed.
-        _ = FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
-        let environment = ["CREDENTIAL_VAULT_CONFIG": file.path, "HOME": directory.path]
         let options = try ConnectionOptions.parse([])
         let report = await run.run(Self.files, refusal: CLIError.self, describe: HostileBytes.describe) {
             bytes in
-            try Self.overwrite(file.path, with: bytes)
-            let settings = try Settings(options: options, environment: environment)
+            let file = directory.appending(path: "config-\(UUID().uuidString).json").path
+            try Self.create(file, with: bytes)
+            defer { unlink(file) }
+            let settings = try Settings(
+                options: options,
+                environment: ["CREDENTIAL_VAULT_CONFIG": file, "HOME": directory.path]
+            )
             _ = settings.rows.map { "\($0.name) \($0.setting.value ?? "") \($0.setting.source)" }
             return .accepted
         }
