@@ -38,8 +38,8 @@ CLI := vaultTests\.
 # The hostile-input suite (make proof-fuzz) keeps both cores busy for its whole run: it has a phase of its own.
 FUZZ := ^HostileInputTests\.
 
-# Every Swift test in three phases: the rest in parallel, the CLI suites in parallel, then the ALONE suites one
-# test at a time (within a phase, the suites that must run alone say why with `.serialized`). No test asserts on
+# Every Swift test in four phases: the rest in parallel, the CLI suites in parallel, the ALONE suites one test at a
+# time (within a phase, the suites that must run alone say why with `.serialized`), then the hostile-input suite. No test asserts on
 # elapsed time: speed lives in the benchmarks. The interop suite needs a venv from PyPI; where PyPI cannot be
 # reached, every other test still runs and the interop suite is reported as skipped, naming the reason. CI
 # (CI=true) never skips it: there a failed venv build fails the run.
@@ -81,8 +81,9 @@ proof-fuzz-run:
 	@mkdir -p .build; \
 	{ $(SWIFT) test --skip-build --filter '$(FUZZ)'; echo $$? > .build/proof-fuzz.status; } 2>&1 | tee .build/proof-fuzz.log; \
 	awk '/^PROOF fuzz: [a-z-]+ [0-9]+ inputs/ { parsers++; inputs += $$4; untyped += $$8; hangs += $$11; violations += $$13 } \
-		END { printf "PROOF fuzz: total %d parsers, %d inputs, 0 crashes, %d untyped errors, %d hangs, %d property violations\n", \
-			parsers, inputs, untyped, hangs, violations }' .build/proof-fuzz.log; \
+		/^PROOF fuzz: CRASH \(/ { crashes++ } \
+		END { printf "PROOF fuzz: total %d parsers, %d inputs, %d crashes, %d untyped errors, %d hangs, %d property violations\n", \
+			parsers, inputs, crashes, untyped, hangs, violations }' .build/proof-fuzz.log; \
 	exit $$(cat .build/proof-fuzz.status)
 
 # The demo runs the keyservice-mock executable beside credential-vault as a child process: both are built first.

@@ -23,9 +23,12 @@ struct HostileInputViolation: Error, CustomStringConvertible {
 /// own error type, or a failure: an error of another type, a property violation, or a hang (an input that ran past
 /// the hang bound). A crash ends the process; ``CrashSeedReporter`` prints its seed first.
 ///
-/// PropertyBased's `propertyCheck` runs Swift Testing's issue handling around every input, which costs far more
-/// than the parsers do at 100,000 inputs per parser: this loop drives the same generators and `Xoshiro` seeds
-/// itself, and prints a failing input's seed in the form `CREDENTIAL_VAULT_FUZZ_SEED` (and `.fixedSeed`) take.
+/// PropertyBased's `propertyCheck` opens a Swift Testing issue-handling scope around every input and seeds every
+/// input from the system's random source; at 100,000 inputs per parser that scope would cost more than most of the
+/// parsers, and a whole run could not be repeated. This loop drives the same generators with `Xoshiro` seeds of its
+/// own (each input's derived from the run's), and prints a failing input's seed in the form
+/// `CREDENTIAL_VAULT_FUZZ_SEED` (and PropertyBased's `.fixedSeed`) take. It does not shrink: the seed names the
+/// input exactly, and the failure prints it.
 struct HostileInputRun {
     /// The parser's name in the figure line.
     let parser: String
