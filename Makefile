@@ -37,14 +37,18 @@ CLI := vaultTests\.
 
 # The proof suites of issue 15 (Tests/CredentialVaultTests/Proof): the crash suite kills a child process 300 times and
 # checks the store after each kill; the disk-fault suite lays each fault on a store, one of them a 60-second lock
-# wait. They run in a phase of their own, last, so the kills land on children that are not starved by the CPU-heavy
-# suites, and each prints its `PROOF crash:` / `PROOF disk:` figure line.
+# wait. They run in a phase of their own, after the ALONE phase, so the kills land on children that are not starved by
+# the CPU-heavy suites, and each prints its `PROOF crash:` / `PROOF disk:` figure line.
 PROOF := CredentialVaultTests\.CrashProofTests|CredentialVaultTests\.DiskFaultProofTests
 
-# Every Swift test in four phases: the rest in parallel, the CLI suites in parallel, the ALONE suites one test at a
-# time, then the PROOF suites (within a phase, the suites that must run alone say why with `.serialized`). No test
-# asserts on elapsed time: speed lives in the benchmarks. The interop suite needs a venv from PyPI; where PyPI cannot be
-# reached, every other test still runs and the interop suite is reported as skipped, naming the reason. CI
+# The hostile-input suite (make proof-fuzz) keeps both cores busy for its whole run: it has a phase of its own.
+FUZZ := ^HostileInputTests\.
+
+# Every Swift test in five phases: the rest in parallel, the CLI suites in parallel, the ALONE suites one test at a
+# time, the PROOF suites, then the hostile-input suite (within a phase, the suites that must run alone say why with
+# `.serialized`). No test asserts on elapsed time: speed lives in the benchmarks. The interop suite needs a venv from
+# PyPI; where PyPI cannot be reached, every other test still runs and the interop suite is reported as skipped,
+# naming the reason. CI
 # (CI=true) never skips it: there a failed venv build fails the run.
 test: deps
 	@if $(MAKE) --no-print-directory interop-deps; then \
@@ -56,10 +60,11 @@ test: deps
 		echo "make test: SKIPPING the interop suite: $$skip"; \
 	fi; \
 	$(SWIFT) build --build-tests && \
-	CREDENTIAL_VAULT_SKIP_INTEROP="$$skip" $(SWIFT) test --skip-build --skip '$(ALONE)|$(CLI)|$(PROOF)' && \
+	CREDENTIAL_VAULT_SKIP_INTEROP="$$skip" $(SWIFT) test --skip-build --skip '$(ALONE)|$(CLI)|$(PROOF)|$(FUZZ)' && \
 	$(SWIFT) test --skip-build --filter '$(CLI)' && \
 	$(SWIFT) test --skip-build --no-parallel --filter '$(ALONE)' && \
-	$(SWIFT) test --skip-build --filter '$(PROOF)'; \
+	$(SWIFT) test --skip-build --filter '$(PROOF)' && \
+	$(MAKE) --no-print-directory proof-fuzz-run; \
 	status=$$?; \
 	if [ -n "$$skip" ]; then echo "make test: the interop suite was SKIPPED: $$skip"; fi; \
 	exit $$status
@@ -68,6 +73,31 @@ test: deps
 proof-crash-long: deps
 	$(SWIFT) build --build-tests && \
 	CREDENTIAL_VAULT_PROOF_KILLS=$(or $(KILLS),3000) $(SWIFT) test --skip-build --filter 'CredentialVaultTests\.CrashProofTests'
+
+# The hostile-input suite: every parser of untrusted bytes (JWT, envelope, key-service and token-endpoint answers,
+# discovery documents, JWKS, the loopback listener's requests and client's answers, the config file) under
+# CREDENTIAL_VAULT_FUZZ_INPUTS generated and mutated inputs each (100,000 by default), then one total line over the
+# PROOF lines. A failure prints its input's seed; CREDENTIAL_VAULT_FUZZ_SEED='<seed>' runs that input alone again.
+# proof-fuzz-long runs ten times as many inputs.
+.PHONY: proof-fuzz proof-fuzz-long proof-fuzz-run
+
+proof-fuzz: deps
+	$(SWIFT) build --build-tests
+	@$(MAKE) --no-print-directory proof-fuzz-run
+
+proof-fuzz-long: deps
+	$(SWIFT) build --build-tests
+	@CREDENTIAL_VAULT_FUZZ_INPUTS=$${CREDENTIAL_VAULT_FUZZ_INPUTS:-1000000} $(MAKE) --no-print-directory proof-fuzz-run
+
+# Runs the built suite; the exit status is swift test's, kept across the pipe through tee.
+proof-fuzz-run:
+	@mkdir -p .build; \
+	{ $(SWIFT) test --skip-build --filter '$(FUZZ)'; echo $$? > .build/proof-fuzz.status; } 2>&1 | tee .build/proof-fuzz.log; \
+	awk '/^PROOF fuzz: [a-z-]+ [0-9]+ inputs/ { parsers++; inputs += $$4; untyped += $$8; hangs += $$11; violations += $$13 } \
+		/^PROOF fuzz: CRASH \(/ { crashes++ } \
+		END { printf "PROOF fuzz: total %d parsers, %d inputs, %d crashes, %d untyped errors, %d hangs, %d property violations\n", \
+			parsers, inputs, crashes, untyped, hangs, violations }' .build/proof-fuzz.log; \
+	exit $$(cat .build/proof-fuzz.status)
 
 # The demo runs the keyservice-mock executable beside credential-vault as a child process: both are built first.
 demo: deps

@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // Generators and seeds for the hostile-input suite (Tests/HostileInputTests), and nothing else.
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // The C library, reached only through VaultCrypto.
@@ -122,6 +124,16 @@ let package = Package(
             name: "vault-proof-child",
             dependencies: ["CredentialVault", "VaultCrypto"],
             path: "Tests/ProofChild"
+        ),
+        // Every parser of untrusted bytes under generated and mutated hostile inputs (`make proof-fuzz`).
+        .testTarget(
+            name: "HostileInputTests",
+            dependencies: [
+                "CredentialVault", "CredentialVaultSMART", "VaultCrypto", "vault",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(
             name: "vaultTests",

@@ -1,6 +1,5 @@
 import Foundation
 import Synchronization
-import VaultCrypto
 
 #if canImport(Glibc)
 import Glibc
@@ -290,50 +289,47 @@ final class LoopbackRedirectReceiver: Sendable {
             if count < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return .incomplete }
             guard count > 0 else { return .dropped }
             connection.received += buffer[0..<count]
-            if connection.received.count > Self.maximumRequestSize { return .dropped }
-            let head = connection.received
-            if head.firstRange(of: [13, 10, 13, 10]) != nil || head.firstRange(of: [10, 10]) != nil {
-                let lineEnd = head.firstIndex { $0 == 13 || $0 == 10 } ?? head.endIndex
-                return .complete(String(decoding: head[..<lineEnd], as: UTF8.self))
+            switch LoopbackRedirectRequest.head(of: connection.received, maximumSize: Self.maximumRequestSize) {
+            case .incomplete: continue
+            case .tooLarge: return .dropped
+            case .complete(let line): return .complete(line)
             }
         }
     }
 
     /// Answers one complete request; returns the redirect's URL when it is the one that ends the wait.
     private func answer(_ fd: Int32, requestLine line: String, _ expected: Expectation) -> URL? {
-        let parts = line.split(separator: " ", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == "GET", parts[1].hasPrefix("/"),
-            let url = URL(string: "http://127.0.0.1:\(port)\(parts[1])")
-        else {
+        let verdict = LoopbackRedirectRequest.verdict(
+            requestLine: line,
+            path: expected.path,
+            state: expected.state,
+            port: port
+        )
+        switch verdict {
+        case .notARequest:
             respond(fd, status: "400 Bad Request", body: "This is not a request this page answers.")
             return nil
-        }
-        guard parts[1].prefix(while: { $0 != "?" }) == expected.path else {
+        case .notFound:
             respond(fd, status: "404 Not Found", body: "Not found.")
             return nil
-        }
-        let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
-        // Constant time: the state is what keeps another local process from answering for the issuer.
-        guard let state = items.first(where: { $0.name == "state" })?.value,
-            ConstantTime.equal(Data(state.utf8), Data(expected.state.utf8))
-        else {
+        case .otherLogin:
             respond(
                 fd,
                 status: "400 Bad Request",
                 body: "This answer does not belong to the login in progress; the login goes on waiting for its own."
             )
             return nil
-        }
-        if items.contains(where: { $0.name == "error" }) {
+        case .redirect(let url, isError: true):
             respond(fd, status: "200 OK", body: "The login did not complete. Return to the app to see why.")
-        } else {
+            return url
+        case .redirect(let url, isError: false):
             respond(
                 fd,
                 status: "200 OK",
                 body: "The login is complete. You can close this window and return to the app."
             )
+            return url
         }
-        return url
     }
 
     private func respond(_ fd: Int32, status: String, body: String) {
