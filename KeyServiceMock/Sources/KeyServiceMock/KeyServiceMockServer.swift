@@ -26,6 +26,7 @@ public final class KeyServiceMockServer: Sendable {
     private let state: StateStore
     private let smartStore: SMARTStore
     private let tokenRequestCounts: TokenRequestCounts
+    private let keyStore: KeyStore
     private let task: Task<Void, any Error>
     /// Runs the application; ``stop()`` and, when configured, SIGINT and SIGTERM shut it down gracefully.
     private let serviceGroup: ServiceGroup
@@ -62,6 +63,15 @@ public final class KeyServiceMockServer: Sendable {
         tokenRequestCounts.requests(grantType: grantType)
     }
 
+    /// How many wrong secrets in a row the key service has counted against `keyId` (a right one resets it;
+    /// the third locks the key); nil when no such key exists or the state cannot be read.
+    ///
+    /// A client test shows with it that a failure of the network or of the server was never counted as a wrong
+    /// password. Read under the key's lock, so never between an attempt's count and its check.
+    public func failedAttempts(keyId: String) -> Int? {
+        (try? keyStore.failures(keyId: keyId)) ?? nil
+    }
+
     private init(
         baseURL: URL,
         issuer: URL,
@@ -69,6 +79,7 @@ public final class KeyServiceMockServer: Sendable {
         state: StateStore,
         smartStore: SMARTStore,
         tokenRequestCounts: TokenRequestCounts,
+        keyStore: KeyStore,
         task: Task<Void, any Error>,
         serviceGroup: ServiceGroup
     ) {
@@ -78,6 +89,7 @@ public final class KeyServiceMockServer: Sendable {
         self.state = state
         self.smartStore = smartStore
         self.tokenRequestCounts = tokenRequestCounts
+        self.keyStore = keyStore
         self.task = task
         self.serviceGroup = serviceGroup
     }
@@ -209,6 +221,7 @@ public final class KeyServiceMockServer: Sendable {
             state: state,
             smartStore: smartStore,
             tokenRequestCounts: tokenRequestCounts,
+            keyStore: keyStore,
             task: task,
             serviceGroup: serviceGroup
         )
