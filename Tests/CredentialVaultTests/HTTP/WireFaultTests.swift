@@ -57,7 +57,11 @@ struct WireFaultTests {
         case (.keyService, .oversized):
             Expectation(kind: .unexpectedAnswer, isNetworkError: false, words: "at 127.0.0.1 sent an unusable answer")
         case (.keyService, .truncated):
-            Expectation(kind: .unreachable, isNetworkError: true, words: "key service at 127.0.0.1: the connection")
+            Expectation(
+                kind: .unreachable,
+                isNetworkError: true,
+                words: "key service at 127.0.0.1: the connection was dropped mid-answer"
+            )
         case (.tokenEndpoint, .down):
             Expectation(
                 kind: .unreachable,
@@ -81,7 +85,11 @@ struct WireFaultTests {
         case (.tokenEndpoint, .oversized):
             Expectation(kind: .unexpectedAnswer, isNetworkError: false, words: "larger than 1 MiB")
         case (.tokenEndpoint, .truncated):
-            Expectation(kind: .unreachable, isNetworkError: true, words: "token endpoint at 127.0.0.1: the connection")
+            Expectation(
+                kind: .unreachable,
+                isNetworkError: true,
+                words: "token endpoint at 127.0.0.1: the connection was dropped mid-answer"
+            )
         }
     }
 

@@ -50,12 +50,8 @@ struct FaultMiddleware: RouterMiddleware {
             )
         case .bareStatus(let code):
             return Response(status: HTTPResponse.Status(code: code))
-        case .stall(let limit):
-            let clock = ContinuousClock()
-            let end = clock.now + limit
-            while context.channel.isActive, clock.now < end {
-                try? await Task.sleep(for: .milliseconds(20))
-            }
+        case .stall(let duration):
+            try? await Task.sleep(for: duration)
             try? await context.channel.close()
             throw CancellationError()
         case .oversizedBody(let bytes):
