@@ -4,7 +4,7 @@ import Foundation
 /// base64url (at any alignment inside a longer encoding), hex in either case, percent- and form-encoded, and, for
 /// the markers that ask for it (tokens), any run of ``windowLength`` bytes taken from them.
 ///
-/// The same as CredentialVaultTests' `MarkerScanner`: test targets share no support module.
+/// The same as CredentialVaultTests' `Proof/MarkerScanner.swift`: test targets share no support module.
 struct MarkerScanner {
     /// Runs shorter than this are too common to mean anything.
     static let windowLength = 20

@@ -7,8 +7,8 @@ import Testing
 /// 500, answering garbage with a 200, sending a body over the size cap, or closing the connection half-way. Every case
 /// is a password login over real HTTP on loopback that must end in its documented error, leave every stored byte as
 /// it was, count no wrong password (here or at the key service), and let the right password in once the fault is gone.
-@Suite("PROOF wire: faults on the wire end in their documented errors and change nothing stored")
-struct WireFaultTests {
+@Suite("wire proof: faults on the wire end in their documented errors and change nothing stored")
+struct WireFaultProofTests {
     enum Endpoint: String, CaseIterable, Sendable {
         case keyService = "key service"
         case tokenEndpoint = "token endpoint"

@@ -11,7 +11,7 @@ import VaultCrypto
 /// marker secrets, every log line captured at debug, every error's words and every stored file scanned for every
 /// marker in every encoding. The markers are real: the password chosen here, the tokens the issuer issued, the
 /// client secret configured, and the data key, key-service key and long secret of the unlocked session.
-@Suite("PROOF leaks: no marker secret in any log line, error, description or stored file")
+@Suite("leak proof: no marker secret in any log line, error, description or stored file")
 struct LeakProofTests {
     static let password = "pw-MARKER-7f3a9c1e-\(UUID().uuidString.prefix(8))"
     static let newPassword = "pw-MARKER-new-b2d4-\(UUID().uuidString.prefix(8))"
