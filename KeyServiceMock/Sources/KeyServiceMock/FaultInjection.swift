@@ -19,6 +19,14 @@ public final class FaultInjection: Sendable {
         /// Answers this status with an empty body (some servers answer a refresh token of a revoked family
         /// with a bare 400 or 401).
         case bareStatus(Int)
+        /// Sends nothing for this long, then closes the connection: a server that hangs. Unlike ``delay(_:)`` the
+        /// request is never processed, so a client's timeout leaves no late rotation or count behind.
+        case stall(Duration)
+        /// Answers 200 with a JSON body of this many bytes: larger than any answer a client should accept.
+        case oversizedBody(bytes: Int)
+        /// Sends the status line, headers that promise a JSON body and half of that body, then closes the
+        /// connection: an answer cut off half-way.
+        case truncatedBody
     }
 
     /// Which requests a fault applies to.

@@ -27,6 +27,7 @@ public final class KeyServiceMockServer: Sendable {
     private let smartStore: SMARTStore
     private let tokenRequestCounts: TokenRequestCounts
     private let registry: ClientRegistry
+    private let keyStore: KeyStore
     private let task: Task<Void, any Error>
     /// Runs the application; ``stop()`` and, when configured, SIGINT and SIGTERM shut it down gracefully.
     private let serviceGroup: ServiceGroup
@@ -89,6 +90,15 @@ public final class KeyServiceMockServer: Sendable {
         registry.tokenRequestCount(of: clientId)
     }
 
+    /// How many wrong secrets in a row the key service has counted against `keyId` (a right one resets it;
+    /// the third locks the key); nil when no such key exists or the state cannot be read.
+    ///
+    /// A client test shows with it that a failure of the network or of the server was never counted as a wrong
+    /// password. Read under the key's lock, so never between an attempt's count and its check.
+    public func failedAttempts(keyId: String) -> Int? {
+        (try? keyStore.failures(keyId: keyId)) ?? nil
+    }
+
     private init(
         baseURL: URL,
         issuer: URL,
@@ -97,6 +107,7 @@ public final class KeyServiceMockServer: Sendable {
         smartStore: SMARTStore,
         tokenRequestCounts: TokenRequestCounts,
         registry: ClientRegistry,
+        keyStore: KeyStore,
         task: Task<Void, any Error>,
         serviceGroup: ServiceGroup
     ) {
@@ -107,6 +118,7 @@ public final class KeyServiceMockServer: Sendable {
         self.smartStore = smartStore
         self.tokenRequestCounts = tokenRequestCounts
         self.registry = registry
+        self.keyStore = keyStore
         self.task = task
         self.serviceGroup = serviceGroup
     }
@@ -244,6 +256,7 @@ public final class KeyServiceMockServer: Sendable {
             smartStore: smartStore,
             tokenRequestCounts: tokenRequestCounts,
             registry: registry,
+            keyStore: keyStore,
             task: task,
             serviceGroup: serviceGroup
         )

@@ -94,4 +94,39 @@ struct FaultInjectionTests {
             #expect(try await http.get(client.url("certs")).status == 200)
         }
     }
+
+    @Test("failedAttempts counts wrong secrets in a row, a right one resets it; an unknown key has none")
+    func failedAttempts() async throws {
+        try await KeyServiceMockServer.withServer { server async throws in
+            let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
+            let created = try await calls.newKey(secret: "s3cret")
+            #expect(server.failedAttempts(keyId: created.keyId) == 0)
+            for expected in 1...2 {
+                #expect(try await calls.key(created.keyId, secret: "wrong").status == 401)
+                #expect(server.failedAttempts(keyId: created.keyId) == expected)
+            }
+            #expect(try await calls.key(created.keyId, secret: "s3cret").status == 200)
+            #expect(server.failedAttempts(keyId: created.keyId) == 0)
+            #expect(server.failedAttempts(keyId: "no-such-key") == nil)
+        }
+    }
+
+    @Test("stall, oversizedBody and truncatedBody: no answer, a body over the size asked, a body cut; nothing counted")
+    func wireFaults() async throws {
+        try await KeyServiceMockServer.withServer { server async throws in
+            let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
+            let created = try await calls.newKey(secret: "s3cret")
+            server.faults.set(.stall(.milliseconds(300)), for: .keyService)
+            await #expect(throws: URLError.self) { try await calls.key(created.keyId, secret: "wrong") }
+            server.faults.set(.oversizedBody(bytes: 100_000), for: .keyService)
+            let oversized = try await calls.key(created.keyId, secret: "wrong")
+            #expect(oversized.status == 200 && oversized.body.count == 100_000)
+            #expect((try? JSONSerialization.jsonObject(with: oversized.body)) != nil)
+            server.faults.set(.truncatedBody, for: .keyService)
+            await #expect(throws: URLError.self) { try await calls.key(created.keyId, secret: "wrong") }
+            server.faults.set(nil, for: .keyService)
+            #expect(server.failedAttempts(keyId: created.keyId) == 0)
+            #expect(try await calls.key(created.keyId, secret: "s3cret").status == 200)
+        }
+    }
 }

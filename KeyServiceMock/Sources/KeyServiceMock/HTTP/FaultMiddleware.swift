@@ -50,6 +50,36 @@ struct FaultMiddleware: RouterMiddleware {
             )
         case .bareStatus(let code):
             return Response(status: HTTPResponse.Status(code: code))
+        case .stall(let duration):
+            try? await Task.sleep(for: duration)
+            try? await context.channel.close()
+            throw CancellationError()
+        case .oversizedBody(let bytes):
+            let opening = #"{"padding":""#
+            let padding = max(0, bytes - opening.utf8.count - 2)
+            var buffer = ByteBuffer(string: opening)
+            buffer.writeRepeatingByte(UInt8(ascii: "x"), count: padding)
+            buffer.writeString(#""}"#)
+            return Response(
+                status: .ok,
+                headers: [.contentType: "application/json"],
+                body: ResponseBody(byteBuffer: buffer)
+            )
+        case .truncatedBody:
+            let whole = ByteBuffer(string: #"{"fault":"injected: this answer is cut off half-way"}"#)
+            let half = whole.getSlice(at: 0, length: whole.readableBytes / 2) ?? whole
+            let channel = context.channel
+            return Response(
+                status: .ok,
+                headers: [.contentType: "application/json"],
+                body: ResponseBody(contentLength: whole.readableBytes) { writer in
+                    try await writer.write(half)
+                    // The half is flushed before the close, so the client sees headers and part of a body.
+                    try await Task.sleep(for: .milliseconds(50))
+                    try? await channel.close()
+                    throw CancellationError()
+                }
+            )
         }
     }
 }

@@ -174,6 +174,15 @@ final class KeyStore: Sendable {
         }
     }
 
+    /// The wrong credentials in a row counted against `keyId` (nil for a key that does not exist).
+    func failures(keyId: String) throws -> Int? {
+        try stripe(for: keyId).withLock {
+            try state.database.read { db in
+                try Int.fetchOne(db, sql: "SELECT failures FROM key WHERE keyid = ?", arguments: [keyId])
+            }
+        }
+    }
+
     private func stripe(for keyId: String) -> NIOLock {
         stripes[Int(UInt(bitPattern: keyId.hashValue) % UInt(stripes.count))]
     }
