@@ -89,11 +89,17 @@ let package = Package(
             ],
             path: "KeyServiceMock/Sources/keyservice-mock"
         ),
+        // What several test targets share: a log capture and the scanner for marker secrets.
+        .target(
+            name: "VaultTestSupport",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Tests/VaultTestSupport"
+        ),
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto"], resources: [.copy("Vectors")]),
         .testTarget(
             name: "KeyServiceMockTests",
             dependencies: [
-                "KeyServiceMock", "VaultCrypto", .product(name: "Logging", package: "swift-log"),
+                "KeyServiceMock", "VaultCrypto", "VaultTestSupport", .product(name: "Logging", package: "swift-log"),
                 // A backend client's keys and assertions (SMARTBackendServicesTests).
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
@@ -102,7 +108,8 @@ let package = Package(
         .testTarget(
             name: "CredentialVaultTests",
             dependencies: [
-                "CredentialVault", "KeyServiceMock", "VaultCrypto", .product(name: "Logging", package: "swift-log"),
+                "CredentialVault", "KeyServiceMock", "VaultCrypto", "VaultTestSupport",
+                .product(name: "Logging", package: "swift-log"),
                 // The test issuer that answers hostile id_tokens (Support/TestIssuer.swift).
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -137,7 +144,10 @@ let package = Package(
         ),
         .testTarget(
             name: "vaultTests",
-            dependencies: ["CredentialVault", "KeyServiceMock", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "CredentialVault", "KeyServiceMock", "VaultTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ]
 )

@@ -2,6 +2,7 @@ import Foundation
 import KeyServiceMock
 import Testing
 import VaultCrypto
+import VaultTestSupport
 
 @testable import CredentialVault
 

@@ -2,6 +2,7 @@ import Foundation
 import KeyServiceMock
 import Logging
 import Testing
+import VaultTestSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -3,6 +3,7 @@ import KeyServiceMock
 import Logging
 import Testing
 import VaultCrypto
+import VaultTestSupport
 
 @Suite("Key service: the status table, case by case")
 struct KeyServiceStatusTests {

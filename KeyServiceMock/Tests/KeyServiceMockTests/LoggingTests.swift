@@ -2,6 +2,7 @@ import Foundation
 import KeyServiceMock
 import Logging
 import Testing
+import VaultTestSupport
 
 @Suite("Logging: decisions at debug, never a secret")
 struct LoggingTests {

@@ -2,6 +2,7 @@ import Foundation
 import KeyServiceMock
 import Logging
 import Testing
+import VaultTestSupport
 
 @Suite("Wire format: refusals and failures, byte for byte")
 struct WireFormatTests {

@@ -3,6 +3,7 @@ import KeyServiceMock
 import Logging
 import Testing
 import VaultCrypto
+import VaultTestSupport
 
 @testable import CredentialVault
 

@@ -1,18 +1,18 @@
-import Logging
+public import Logging
 import Synchronization
 
 /// Every line a ``Logger`` made with ``logger(level:)`` wrote, kept for a test to read.
-final class LogCapture: Sendable {
+public final class LogCapture: Sendable {
     /// One log line, flattened.
-    struct Line: Sendable {
-        let level: Logger.Level
-        let message: String
+    public struct Line: Sendable {
+        public let level: Logger.Level
+        public let message: String
         /// The line's metadata, the logger's included, as `key=value` pairs.
-        let metadata: [String: String]
-        let source: String
+        public let metadata: [String: String]
+        public let source: String
 
         /// Everything the line would print.
-        var text: String {
+        public var text: String {
             "\(level) \(message) \(metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }) \(source)"
         }
     }
@@ -20,11 +20,14 @@ final class LogCapture: Sendable {
     private let captured = Mutex<[Line]>([])
 
     /// The lines so far, in order.
-    var lines: [Line] { captured.withLock { $0 } }
+    public var lines: [Line] { captured.withLock { $0 } }
 
-    /// A logger that writes to this capture from `level` up.
-    func logger(level: Logger.Level = .trace) -> Logger {
-        var logger = Logger(label: "credential-vault-test") { _ in Handler(capture: self) }
+    /// A capture with no lines yet.
+    public init() {}
+
+    /// A logger labelled `label` that writes to this capture from `level` up.
+    public func logger(level: Logger.Level = .trace, label: String = "credential-vault-test") -> Logger {
+        var logger = Logger(label: label) { _ in Handler(capture: self) }
         logger.logLevel = level
         return logger
     }

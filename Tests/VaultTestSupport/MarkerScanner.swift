@@ -3,18 +3,23 @@ import Foundation
 /// Looks for marker secrets in text and bytes, in every form a careless line could carry them: raw, base64 and
 /// base64url (at any alignment inside a longer encoding), hex in either case, percent- and form-encoded, and, for
 /// the markers that ask for it (tokens), any run of ``windowLength`` bytes taken from them.
-///
-/// The same as CredentialVaultTests' `Proof/MarkerScanner.swift`: test targets share no support module.
-struct MarkerScanner {
+public struct MarkerScanner {
     /// Runs shorter than this are too common to mean anything.
-    static let windowLength = 20
+    public static let windowLength = 20
 
     /// One secret to look for.
-    struct Marker {
-        let name: String
-        let value: [UInt8]
+    public struct Marker {
+        public let name: String
+        public let value: [UInt8]
         /// Whether any ``MarkerScanner/windowLength``-byte run of the value is a finding too.
-        let windows: Bool
+        public let windows: Bool
+
+        /// A marker named `name` holding `value`; `windows`: its runs are findings too.
+        public init(name: String, value: [UInt8], windows: Bool) {
+            self.name = name
+            self.value = value
+            self.windows = windows
+        }
     }
 
     private var forms: [(name: String, bytes: [UInt8])] = []
@@ -22,7 +27,7 @@ struct MarkerScanner {
 
     /// A scanner for `markers`. A window that also occurs in one of `innocent` (say, an id token of the same
     /// issuer, whose header and `iss` the tokens share) is format, not secret, and is not looked for.
-    init(_ markers: [Marker], innocent: [String] = []) {
+    public init(_ markers: [Marker], innocent: [String] = []) {
         var shared = Set<[UInt8]>()
         for text in innocent { shared.formUnion(Self.runs(of: Array(text.utf8))) }
         for marker in markers {
@@ -38,7 +43,7 @@ struct MarkerScanner {
     }
 
     /// The markers found in `bytes`, by name and form; empty when there are none.
-    func findings(in bytes: [UInt8]) -> [String] {
+    public func findings(in bytes: [UInt8]) -> [String] {
         var found: [String] = []
         for form in forms where bytes.firstRange(of: form.bytes) != nil { found.append(form.name) }
         if bytes.count >= Self.windowLength {
@@ -53,7 +58,7 @@ struct MarkerScanner {
     }
 
     /// The markers found in `text`.
-    func findings(in text: String) -> [String] {
+    public func findings(in text: String) -> [String] {
         findings(in: Array(text.utf8))
     }
 
@@ -63,7 +68,7 @@ struct MarkerScanner {
     }
 
     /// The forms of `value` to look for.
-    static func encodings(of value: [UInt8]) -> [(String, [UInt8])] {
+    public static func encodings(of value: [UInt8]) -> [(String, [UInt8])] {
         let data = Data(value)
         var forms: [(String, [UInt8])] = [("raw", value)]
         // Inside a longer base64 text the value may start at any of three alignments: each keeps the characters
