@@ -35,11 +35,12 @@ ALONE := CredentialVaultTests\.AuthTests|KeyServiceMockTests\.KeyServiceStatusTe
 # on a busy two-core machine.
 CLI := vaultTests\.
 
-# Every Swift test in three phases: the rest in parallel, the CLI suites in parallel, then the ALONE suites one
-# test at a time (within a phase, the suites that must run alone say why with `.serialized`). No test asserts on
-# elapsed time: speed lives in the benchmarks. The interop suite needs a venv from PyPI; where PyPI cannot be
-# reached, every other test still runs and the interop suite is reported as skipped, naming the reason. CI
-# (CI=true) never skips it: there a failed venv build fails the run.
+# Every Swift test in three phases: the rest in parallel, the CLI suites in parallel, then the ALONE suites one test at
+# a time (within a phase, the suites that must run alone say why with `.serialized`); then the concurrency suites again
+# under ThreadSanitizer (proof-races), and the planted race that shows that proof can fail. No test asserts on elapsed
+# time: speed lives in the benchmarks. The interop suite needs a venv from PyPI; where PyPI cannot be reached, every
+# other test still runs and the interop suite is reported as skipped, naming the reason. CI (CI=true) never skips it:
+# there a failed venv build fails the run.
 test: deps
 	@if $(MAKE) --no-print-directory interop-deps; then \
 		skip=""; \
@@ -52,10 +53,23 @@ test: deps
 	$(SWIFT) build --build-tests && \
 	CREDENTIAL_VAULT_SKIP_INTEROP="$$skip" $(SWIFT) test --skip-build --skip '$(ALONE)|$(CLI)' && \
 	$(SWIFT) test --skip-build --filter '$(CLI)' && \
-	$(SWIFT) test --skip-build --no-parallel --filter '$(ALONE)'; \
+	$(SWIFT) test --skip-build --no-parallel --filter '$(ALONE)' && \
+	$(MAKE) --no-print-directory proof-races && \
+	$(MAKE) --no-print-directory proof-races-planted; \
 	status=$$?; \
 	if [ -n "$$skip" ]; then echo "make test: the interop suite was SKIPPED: $$skip"; fi; \
 	exit $$status
+
+# The concurrency suites the issue names (single flight with 1,000 callers, simultaneous wrong passwords, two
+# processes logging in at once on one store, logout during a refresh) built with ThreadSanitizer in .build-tsan and
+# run with any report fatal: prints `PROOF races: N tests in M suites under ThreadSanitizer, 0 races`.
+.PHONY: proof-races proof-races-planted
+proof-races: deps
+	SWIFT=$(SWIFT) Tests/Races/proof-races.sh
+
+# Passes only when ThreadSanitizer reports the data race PlantedRaceTests plants (a test no other target runs).
+proof-races-planted: deps
+	SWIFT=$(SWIFT) Tests/Races/proof-races.sh planted
 
 # The demo runs the keyservice-mock executable beside credential-vault as a child process: both are built first.
 demo: deps

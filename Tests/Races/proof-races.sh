@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# make proof-races: the concurrency suites built with ThreadSanitizer (in .build-tsan, beside the normal build) and run
+# with every report fatal; prints one PROOF line and fails on any race or failed test.
+# make proof-races-planted (`planted` as the first argument): runs the planted data race of PlantedRaceTests and
+# passes only when ThreadSanitizer reports it, so the proof is shown able to fail.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+SWIFT=${SWIFT:-swift}
+SANITIZED=(--sanitize=thread --scratch-path .build-tsan)
+
+# The suites the issue names, with the phase each belongs to in make test (see the Makefile):
+# two vaults on one store in one process and two credential-vault processes on one store (in parallel);
+# single flight with 1,000 callers and logout during a refresh (AuthTests), 200 and 1,000 simultaneous wrong
+# passwords (KeyServiceStatusTests): ALONE suites, one test at a time.
+PARALLEL='CredentialVaultTests\.AuthSharingTests|vaultTests\.ConcurrentProcessTests'
+ALONE='CredentialVaultTests\.AuthTests|KeyServiceMockTests\.KeyServiceStatusTests'
+
+# halt_on_error: the first report ends the process with status 66, so no race can pass unnoticed. The
+# suppressions file names only frames of dependencies, each with the reason it is not ours.
+export TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1:suppressions=$PWD/Tests/Races/tsan-suppressions.txt"
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+$SWIFT build --build-tests "${SANITIZED[@]}" || exit 1
+
+if [ "${1:-}" = planted ]; then
+    CREDENTIAL_VAULT_PLANTED_RACE=1 $SWIFT test --skip-build "${SANITIZED[@]}" --filter 'PlantedRaceTests' \
+        >"$log" 2>&1
+    status=$?
+    # Swift code's unguarded access is reported as a "Swift access race", C's as a "data race".
+    if [ $status -ne 0 ] && grep -qE 'WARNING: ThreadSanitizer: (Swift access race|data race)' "$log" \
+        && grep -q 'SUMMARY: ThreadSanitizer: .*PlantedRaceTests.swift' "$log"; then
+        echo "proof-races-planted: ThreadSanitizer reported the planted data race (PlantedRaceTests, exit $status):" \
+            "the races proof fails on a race"
+        exit 0
+    fi
+    cat "$log"
+    echo "proof-races-planted: FAILED: ThreadSanitizer did not report the planted data race (exit $status)"
+    exit 1
+fi
+
+status=0
+: >"$log"
+$SWIFT test --skip-build "${SANITIZED[@]}" --filter "$PARALLEL" 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+$SWIFT test --skip-build "${SANITIZED[@]}" --no-parallel --filter "$ALONE" 2>&1 | tee -a "$log"
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+
+# Swift Testing ends each run with "Test run with N tests in M suites passed|failed ...".
+read -r tests suites < <(
+    grep -oE 'Test run with [0-9]+ tests? in [0-9]+ suites? (passed|failed)' "$log" \
+        | awk '{ tests += $4; suites += $7 } END { print tests + 0, suites + 0 }'
+)
+races=$(grep -c 'WARNING: ThreadSanitizer:' "$log")
+echo "PROOF races: $tests tests in $suites suites under ThreadSanitizer, $races races"
+if [ $status -ne 0 ] || [ "$races" -ne 0 ] || [ "$tests" -eq 0 ]; then
+    echo "make proof-races: FAILED (a test failed or ThreadSanitizer reported a race; see above)"
+    exit 1
+fi
