@@ -28,7 +28,7 @@ build: deps
 # The suites that run alone, after the others, one test at a time: each floods one process on purpose (a thousand
 # concurrent callers or requests against an in-process server, every Argon2id place held, the waiting queue
 # filled), which on two cores starves whatever else that process serves at the same moment.
-ALONE := CredentialVaultTests\.AuthTests|KeyServiceMockTests\.KeyServiceStatusTests|KeyServiceMockTests\.KeyLimitTests|VaultCryptoTests\.Argon2idTests|VaultCryptoTests\.DerivationQueueTests
+ALONE := CredentialVaultTests\.AuthTests|KeyServiceMockTests\.KeyServiceStatusTests|KeyServiceMockTests\.LockoutTests|KeyServiceMockTests\.KeyLimitTests|VaultCryptoTests\.Argon2idTests|VaultCryptoTests\.DerivationQueueTests
 
 # The CLI suites run the built `credential-vault` against a server in the test process, and the binary waits 15 s for an
 # answer: they get a phase of their own, so the CPU-heavy suites cannot hold that server back past the timeout
@@ -46,10 +46,10 @@ FUZZ := ^HostileInputTests\.
 
 # Every Swift test in five phases: the rest in parallel, the CLI suites in parallel, the ALONE suites one test at a
 # time, the PROOF suites, then the hostile-input suite (within a phase, the suites that must run alone say why with
-# `.serialized`). No test asserts on elapsed time: speed lives in the benchmarks. The interop suite needs a venv from
-# PyPI; where PyPI cannot be reached, every other test still runs and the interop suite is reported as skipped,
-# naming the reason. CI
-# (CI=true) never skips it: there a failed venv build fails the run.
+# `.serialized`); then the concurrency suites again under ThreadSanitizer (proof-races), and the planted race that
+# shows that proof can fail. No test asserts on elapsed time: speed lives in the benchmarks. The interop suite needs a
+# venv from PyPI; where PyPI cannot be reached, every other test still runs and the interop suite is reported as
+# skipped, naming the reason. CI (CI=true) never skips it: there a failed venv build fails the run.
 test: deps
 	@if $(MAKE) --no-print-directory interop-deps; then \
 		skip=""; \
@@ -64,7 +64,9 @@ test: deps
 	$(SWIFT) test --skip-build --filter '$(CLI)' && \
 	$(SWIFT) test --skip-build --no-parallel --filter '$(ALONE)' && \
 	$(SWIFT) test --skip-build --filter '$(PROOF)' && \
-	$(MAKE) --no-print-directory proof-fuzz-run; \
+	$(MAKE) --no-print-directory proof-fuzz-run && \
+	$(MAKE) --no-print-directory proof-races && \
+	$(MAKE) --no-print-directory proof-races-planted; \
 	status=$$?; \
 	if [ -n "$$skip" ]; then echo "make test: the interop suite was SKIPPED: $$skip"; fi; \
 	exit $$status
@@ -98,6 +100,17 @@ proof-fuzz-run:
 		END { printf "PROOF fuzz: total %d parsers, %d inputs, %d crashes, %d untyped errors, %d hangs, %d property violations\n", \
 			parsers, inputs, crashes, untyped, hangs, violations }' .build/proof-fuzz.log; \
 	exit $$(cat .build/proof-fuzz.status)
+
+# The concurrency suites the issue names (single flight with 1,000 callers, simultaneous wrong passwords, two
+# processes logging in at once on one store, logout during a refresh) built with ThreadSanitizer in .build-tsan and
+# run with any report fatal: prints `PROOF races: N tests in M suites under ThreadSanitizer, 0 races`.
+.PHONY: proof-races proof-races-planted
+proof-races: deps
+	SWIFT=$(SWIFT) Tests/Races/proof-races.sh
+
+# Passes only when ThreadSanitizer reports the data race PlantedRaceTests plants (a test no other target runs).
+proof-races-planted: deps
+	SWIFT=$(SWIFT) Tests/Races/proof-races.sh planted
 
 # The demo runs the keyservice-mock executable beside credential-vault as a child process: both are built first.
 demo: deps

@@ -45,6 +45,58 @@ struct AuthTests {
         }
     }
 
+    @Test("logout during a refresh: no caller gets a token, and the issuer refuses the rotated and the old token")
+    func logoutDuringRefresh() async throws {
+        try await AuthFixture.with(accessTokenLifetime: 300) { fixture in
+            try await fixture.register()
+            let held = HeldTransport(fixture.transport, holding: "/token")
+            let auth = try Vault(configuration: fixture.configuration, transport: held).auth
+            _ = try await auth.loginWithPassword(password: AuthFixture.password)
+            let old = try #require(await auth.refreshToken)
+            fixture.clock.advance(by: 600)
+            let before = fixture.transport.count(endingWith: "/token")
+
+            held.arm()
+            let callers = Task {
+                await withTaskGroup(of: VaultError?.self) { group in
+                    for _ in 0..<100 {
+                        group.addTask {
+                            do throws(VaultError) {
+                                _ = try await auth.getAccessToken()
+                                return nil
+                            } catch {
+                                return error
+                            }
+                        }
+                    }
+                    return await group.reduce(into: [VaultError?]()) { $0.append($1) }
+                }
+            }
+            // The issuer has rotated the token; its answer waits while the logout begins.
+            await held.arrived.wait()
+            let logout = Task { try await auth.logout() }
+            while await auth.isLoggedIn { await Task.yield() }
+            held.released.give()
+            try await logout.value
+            let errors = await callers.value
+
+            #expect(errors.count == 100)
+            #expect(errors.allSatisfy { $0?.kind == .notLoggedIn }, "no caller gets a token after the logout began")
+            #expect(fixture.transport.count(endingWith: "/token") - before == 1)
+            #expect(fixture.transport.count(endingWith: "/revoke") == 1)
+            let answer = try #require(held.heldAnswer)
+            let fields = try #require(try JSONSerialization.jsonObject(with: answer) as? [String: Any])
+            let rotated = try #require(fields["refresh_token"] as? String)
+            #expect(rotated != old.token)
+            // The rotated token first: redeeming the old one is a reuse, which may revoke the family by itself.
+            for token in [rotated, old.token] {
+                let after = try await fixture.redeemDirectly(token)
+                #expect(after.status == 400 && after.body.contains("invalid_grant"))
+            }
+            #expect(await !auth.isLoggedIn)
+        }
+    }
+
     @Test("the cached token is returned while valid for the leeway, and refreshed inside it")
     func leeway() async throws {
         try await AuthFixture.with(accessTokenLifetime: 300, leeway: 60) { fixture in

@@ -50,6 +50,9 @@ final class CLISandbox: Sendable {
             "LANG": "C.UTF-8",
         ]
         if let pyenv = inherited["PYENV_ROOT"] { environment["PYENV_ROOT"] = pyenv }
+        // Under ThreadSanitizer (make proof-races) the built binary is instrumented too: a race it meets is fatal
+        // there as it is in this process.
+        if let sanitizer = inherited["TSAN_OPTIONS"] { environment["TSAN_OPTIONS"] = sanitizer }
         var server: KeyServiceMockServer?
         if withServer {
             let started = try await KeyServiceMockServer.start(configuration)

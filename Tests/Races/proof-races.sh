@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# make proof-races: the concurrency suites built with ThreadSanitizer (in .build-tsan, beside the normal build) and run
+# with every report fatal; prints one PROOF line and fails on any race or failed test.
+# make proof-races-planted (`planted` as the first argument): runs the planted data race of PlantedRaceTests and
+# passes only when ThreadSanitizer reports it, so the proof is shown able to fail.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+SWIFT=${SWIFT:-swift}
+SANITIZED=(--sanitize=thread --scratch-path .build-tsan)
+
+# The suites the issue names, each in the phase it has in make test (see the Makefile). In parallel: two vaults on
+# one store in one process (AuthSharingTests). The CLI phase: two credential-vault processes logging in at once on
+# one store (ConcurrentProcessTests). Alone, one test at a time: single flight with 1,000 callers and logout during a
+# refresh (AuthTests), 200 and 1,000 simultaneous wrong secrets at an in-process key service (LockoutTests). Not
+# ExecutableTests/lockSurvivesKill: a race that ends the test process while its keyservice-mock child runs leaves
+# that child holding swift test's output pipe, and the run hangs instead of failing.
+PARALLEL='CredentialVaultTests\.AuthSharingTests'
+CLI='vaultTests\.ConcurrentProcessTests'
+ALONE='CredentialVaultTests\.AuthTests|KeyServiceMockTests\.LockoutTests'
+
+# halt_on_error: the first report ends its process with status 66, so no race can pass unnoticed. log_path: every
+# process writes its reports to a file of its own here, the test process and the binaries it starts alike (whose
+# standard error a test may not show), and the races are counted there. The suppressions file names only frames of
+# dependencies, each with the reason it is not ours.
+reports=$(mktemp -d)
+trap 'rm -rf "$reports"' EXIT
+export TSAN_OPTIONS="halt_on_error=1:exitcode=66:second_deadlock_stack=1:log_path=$reports/report:suppressions=$PWD/Tests/Races/tsan-suppressions.txt"
+
+# The reports written so far, printed, and their count.
+count_reports() {
+    cat "$reports"/report.* 2>/dev/null >&2
+    cat "$reports"/report.* 2>/dev/null | grep -c 'WARNING: ThreadSanitizer:'
+}
+
+$SWIFT build --build-tests "${SANITIZED[@]}" || exit 1
+
+if [ "${1:-}" = planted ]; then
+    CREDENTIAL_VAULT_PLANTED_RACE=1 $SWIFT test --skip-build "${SANITIZED[@]}" --filter 'PlantedRaceTests' \
+        >"$reports/output" 2>&1
+    status=$?
+    # Swift code's unguarded access is reported as a "Swift access race", C's as a "data race".
+    if [ $status -ne 0 ] && cat "$reports"/report.* 2>/dev/null \
+        | grep -qE 'SUMMARY: ThreadSanitizer: (Swift access race|data race) .*PlantedRaceTests.swift'; then
+        echo "proof-races-planted: ThreadSanitizer reported the planted data race (PlantedRaceTests, exit $status):" \
+            "the races proof fails on a race"
+        exit 0
+    fi
+    cat "$reports/output"
+    count_reports >/dev/null
+    echo "proof-races-planted: FAILED: ThreadSanitizer did not report the planted data race (exit $status)"
+    exit 1
+fi
+
+# One phase: its output goes to the screen; a phase that fails, or that runs no test (a suite renamed away from its
+# filter), fails the proof.
+status=0
+tests=0
+suites=0
+phase() {
+    $SWIFT test --skip-build "${SANITIZED[@]}" "$@" 2>&1 | tee "$reports/output"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    # Swift Testing ends each run with "Test run with N tests in M suites passed|failed ...".
+    local ran
+    ran=$(grep -oE 'Test run with [0-9]+ tests? in [0-9]+ suites? (passed|failed)' "$reports/output" | tail -1)
+    if [ -z "$ran" ] || [ "$(echo "$ran" | awk '{ print $4 }')" -eq 0 ]; then
+        echo "make proof-races: no test ran for: $*"
+        status=1
+        return
+    fi
+    tests=$((tests + $(echo "$ran" | awk '{ print $4 }')))
+    suites=$((suites + $(echo "$ran" | awk '{ print $7 }')))
+}
+
+phase --filter "$PARALLEL"
+phase --filter "$CLI"
+phase --no-parallel --filter "$ALONE"
+
+races=$(count_reports)
+echo "PROOF races: $tests tests in $suites suites under ThreadSanitizer, $races races"
+if [ $status -ne 0 ] || [ "$races" -ne 0 ]; then
+    echo "make proof-races: FAILED (a test failed, none ran, or ThreadSanitizer reported a race; see above)"
+    exit 1
+fi
