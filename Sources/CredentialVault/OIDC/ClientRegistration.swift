@@ -64,7 +64,10 @@ public struct ClientRegistration: Sendable, Hashable, CustomStringConvertible, C
 
     /// The public halves of the client's keys as a JWK Set (`{"keys":[...]}`): what the server must list for this
     /// client. Nil for a client without keys.
-    public var publicJWKS: JSONValue? {
+    public var publicJWKS: JSONValue? { Self.publicJWKS(of: keys) }
+
+    /// The public halves of `keys` as a JWK Set; nil for no keys.
+    static func publicJWKS(of keys: [Key]) -> JSONValue? {
         guard !keys.isEmpty else { return nil }
         let jwks = keys.compactMap { key in
             (try? ClientAssertionKey(pem: key.pem, keyId: key.kid, algorithm: key.alg)).map {

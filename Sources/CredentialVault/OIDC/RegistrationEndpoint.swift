@@ -114,17 +114,7 @@ struct RegistrationEndpoint: Sendable {
     /// `metadata` with the public halves of `keys` as `jwks`, as JSON.
     private static func body(_ metadata: [String: JSONValue], keys: [ClientRegistration.Key]) -> Data {
         var all = metadata
-        if let jwks = ClientRegistration(
-            clientId: "-",
-            method: .privateKeyJWT,
-            registrationClientURI: nil,
-            metadata: [:],
-            clientSecret: nil,
-            registrationAccessToken: nil,
-            keys: keys
-        ).publicJWKS {
-            all["jwks"] = jwks
-        }
+        if let jwks = ClientRegistration.publicJWKS(of: keys) { all["jwks"] = jwks }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         // Strings, arrays and objects of them always encode.
