@@ -24,6 +24,10 @@ extension Auth {
     /// scope (a plain OAuth 2 server) there is no id_token: `userId` is then the name to keep the login under.
     /// The access token is never read for the user: it is the resource server's, and may be opaque.
     ///
+    /// With an empty ``VaultConfiguration/clientId`` the client first registers at the issuer's registration endpoint
+    /// (RFC 7591) for this login's redirect URI; the registration is sealed with the refresh token
+    /// (``clientRegistration``), so later logins use it.
+    ///
     /// `scopes`, when given, are asked for instead of the configuration's (SMART's EHR launch adds `launch`).
     /// `authorizationParameters` go into the authorization request beside the standard ones, which they cannot
     /// replace (SMART on FHIR adds `aud` and `launch`). The answer's other fields (the granted `scope`, a launch
