@@ -1,14 +1,17 @@
-import KeyServiceMock
+public import KeyServiceMock
 import Logging
 import Synchronization
 
 /// The requests a KeyServiceMock received, by path, read from its own request log: what reached the server,
 /// retries below the client's transport included.
-final class ServerRequestLog: Sendable {
+public final class ServerRequestLog: Sendable {
     private let paths = Mutex<[String]>([])
 
+    /// An empty log.
+    public init() {}
+
     /// A mock configuration whose logger records into this log.
-    func configuration(_ base: KeyServiceMockConfiguration = .init()) -> KeyServiceMockConfiguration {
+    public func configuration(_ base: KeyServiceMockConfiguration = .init()) -> KeyServiceMockConfiguration {
         var configuration = base
         configuration.logger = Logger(label: "keyservice-mock") { _ in Recorder(log: self) }
         configuration.logger.logLevel = .debug
@@ -16,7 +19,7 @@ final class ServerRequestLog: Sendable {
     }
 
     /// Requests received so far whose path ends with `suffix`.
-    func count(endingWith suffix: String) -> Int {
+    public func count(endingWith suffix: String) -> Int {
         paths.withLock { $0.filter { $0.hasSuffix(suffix) }.count }
     }
 
