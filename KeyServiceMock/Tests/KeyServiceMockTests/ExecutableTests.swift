@@ -123,9 +123,7 @@ final class MockProcess: Sendable {
     }
 }
 
-/// `.serialized`: Foundation's `Process.run()` crashed once in a fresh-clone CI run (a bad pointer in its memcpy)
-/// while this suite's tests started their processes at the same moment; one process start at a time here.
-@Suite("keyservice-mock, the executable, over real HTTP from another process", .serialized)
+@Suite("keyservice-mock, the executable, over real HTTP from another process")
 struct ExecutableTests {
     let http = HTTPClient()
 
