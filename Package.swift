@@ -89,10 +89,10 @@ let package = Package(
             ],
             path: "KeyServiceMock/Sources/keyservice-mock"
         ),
-        // What several test targets share: a log capture, a server request log and the scanner for marker secrets.
+        // What several test targets share: a log capture and the scanner for marker secrets.
         .target(
             name: "VaultTestSupport",
-            dependencies: ["KeyServiceMock", .product(name: "Logging", package: "swift-log")],
+            dependencies: [.product(name: "Logging", package: "swift-log")],
             path: "Tests/VaultTestSupport"
         ),
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto"], resources: [.copy("Vectors")]),

@@ -3,7 +3,6 @@ import Foundation
 import KeyServiceMock
 import Testing
 import VaultCrypto
-import VaultTestSupport
 
 /// Locked or not is the key service's word. The third wrong password in a row on this device is reported as
 /// locked (the key service locks on it), worded as what this device knows; only the key service's own answer

@@ -1,17 +1,14 @@
-public import KeyServiceMock
+import KeyServiceMock
 import Logging
 import Synchronization
 
 /// The requests a KeyServiceMock received, by path, read from its own request log: what reached the server,
 /// retries below the client's transport included.
-public final class ServerRequestLog: Sendable {
+final class ServerRequestLog: Sendable {
     private let paths = Mutex<[String]>([])
 
-    /// An empty log.
-    public init() {}
-
     /// A mock configuration whose logger records into this log.
-    public func configuration(_ base: KeyServiceMockConfiguration = .init()) -> KeyServiceMockConfiguration {
+    func configuration(_ base: KeyServiceMockConfiguration = .init()) -> KeyServiceMockConfiguration {
         var configuration = base
         configuration.logger = Logger(label: "keyservice-mock") { _ in Recorder(log: self) }
         configuration.logger.logLevel = .debug
@@ -19,7 +16,7 @@ public final class ServerRequestLog: Sendable {
     }
 
     /// Requests received so far whose path ends with `suffix`.
-    public func count(endingWith suffix: String) -> Int {
+    func count(endingWith suffix: String) -> Int {
         paths.withLock { $0.filter { $0.hasSuffix(suffix) }.count }
     }
 
