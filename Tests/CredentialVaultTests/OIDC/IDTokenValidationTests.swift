@@ -187,6 +187,18 @@ struct IDTokenValidationTests {
         }
     }
 
+    @Test("an id_token whose alg does not fit the key its kid names says the algorithm does not match the key")
+    func algorithmNotOfTheKey() async throws {
+        // The kid is the issuer's (an EC key); the header says RS256. No signature is needed: the key is refused first.
+        try await Self.expectRefused("algorithm RS256 does not match its signing key (kid)") { nonce, issuer in
+            try TestIssuer.compact(
+                header: ["alg": "RS256", "typ": "JWT", "kid": .string(issuer.keyId)],
+                claims: issuer.validClaims(nonce: nonce),
+                signature: "c2lnbmF0dXJl"
+            )
+        }
+    }
+
     @Test("a key the issuer published after the set was fetched (rotation) is found by fetching the set once more")
     func rotatedKey() async throws {
         let rotated = ES256PrivateKey()
