@@ -30,7 +30,8 @@ struct CrashRegressionTests {
 
     static let crashes = [
         CrashRegression(
-            name: "a CapabilityStatement nested past the stack of Foundation's JSONScanner (issue 21, SIGILL)",
+            name:
+                "a CapabilityStatement whose 513th level opens at its last byte: Foundation's scanner trapped (issue 21)",
             parser: "smart-discovery",
             seed: "Hbr35Fau5KZImK+BNKMUPUuCxvV5QnE8loDD3KEiIdw=",
             fingerprint: "1932/e92377ae2c051585"

@@ -13,13 +13,17 @@ import Glibc
 import Darwin
 #endif
 
-/// A document nested 100,000 levels deep, the class that crashed Foundation's JSONScanner (issue 21), given to every
-/// parser that reads untrusted JSON through its own entry: each refuses it with its typed error, and the process
-/// lives. Each runs in an async test, on a cooperative thread, whose stack is the smallest a parser meets.
-@Suite("hostile input: JSON nested 100,000 levels deep, at every parser")
+/// Deeply nested JSON, the class that crashed Foundation's JSONScanner (issue 21), given to every parser that reads
+/// untrusted JSON through its own entry: 513 levels opened by the last byte (on which the scanner traps) and
+/// 100,000 levels. Each parser refuses each with its typed error, and the process lives. Each runs in an async test,
+/// on a cooperative thread, whose stack is the smallest a parser meets.
+@Suite("hostile input: deeply nested JSON, up to 100,000 levels, at every parser")
 struct DeepJSONTests {
-    /// The deep documents: 100,000 arrays inside a member, and 100,000 objects inside each other.
+    /// The deep documents: the two that made Foundation's JSONScanner trap (SIGILL) here, its 513th level opened by the
+    /// last byte (the shape of issue 21's crash); 100,000 arrays inside a member, and 100,000 objects inside each other.
     static let documents: [Data] = [
+        Data(String(repeating: "[", count: 513).utf8),
+        Data((String(repeating: #"{"a":["#, count: 256) + "[").utf8),
         Data(
             (#"{"keys":"# + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}").utf8
         ),

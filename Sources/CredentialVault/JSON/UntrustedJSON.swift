@@ -3,10 +3,11 @@ package import Foundation
 /// The one way JSON from outside reaches Foundation's decoders: a server's answer, a file on disk, a line on
 /// the agent's socket, the CLI's config file.
 ///
-/// Foundation's `JSONDecoder` and `JSONSerialization` parse by recursion: a document nested a few thousand levels
-/// deep overflows the stack of the thread that parses it (a cooperative thread's is small) and ends the process.
-/// So the bytes are first measured with a loop that does not recurse: more than ``maximumDepth`` nested arrays and
-/// objects, or more than the caller's size limit, is refused with a ``Refusal`` before any decoder sees the bytes.
+/// Foundation's `JSONDecoder` and `JSONSerialization` parse by recursion, up to 512 levels, and a document whose
+/// 513th level is opened by its last byte (`[` 513 times) makes Foundation's scanner trap while it words its own
+/// error: any server could end the process (issue 21, SIGILL in `JSONError.SourceLocation.sourceLocation`). So the
+/// bytes are first measured with a loop that does not recurse: more than ``maximumDepth`` nested arrays and objects,
+/// or more than the caller's size limit, is refused with a ``Refusal`` before any decoder sees the bytes.
 /// Each caller maps a refusal, like any other undecodable answer, to its own ``VaultError``. A source scan test
 /// (`UntrustedJSONSourceTests`) fails when code under `Sources/` decodes JSON any other way.
 package enum UntrustedJSON {

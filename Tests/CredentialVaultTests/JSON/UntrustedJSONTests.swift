@@ -26,6 +26,16 @@ struct UntrustedJSONTests {
         #expect(throws: UntrustedJSON.Refusal.tooDeep(limit: 64)) { try UntrustedJSON.object(from: opened) }
     }
 
+    @Test("513 arrays opened by the last byte, on which Foundation's JSONScanner traps (issue 21), are refused")
+    func foundationTrap() async throws {
+        // Foundation refuses past 512 levels, but computing where that error is traps when it is at the last byte.
+        let trap = Data(String(repeating: "[", count: 513).utf8)
+        #expect(throws: UntrustedJSON.Refusal.tooDeep(limit: 64)) {
+            try UntrustedJSON.decode(JSONValue.self, from: trap)
+        }
+        #expect(throws: UntrustedJSON.Refusal.tooDeep(limit: 64)) { try UntrustedJSON.object(from: trap) }
+    }
+
     @Test("64 levels are decoded, 65 are refused: the strict JWT parser's rule")
     func limit() throws {
         #expect(UntrustedJSON.maximumDepth == 64)
