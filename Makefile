@@ -80,7 +80,9 @@ proof-crash-long: deps
 # discovery documents, JWKS, the loopback listener's requests and client's answers, the config file) under
 # CREDENTIAL_VAULT_FUZZ_INPUTS generated and mutated inputs each (100,000 by default), then one total line over the
 # PROOF lines. A failure prints its input's seed; CREDENTIAL_VAULT_FUZZ_SEED='<seed>' runs that input alone again.
-# proof-fuzz-long runs ten times as many inputs.
+# proof-fuzz-long runs ten times as many inputs. A seed that crashed a parser (a `PROOF fuzz: CRASH candidate <parser>
+# input #n seed <seed>` line) becomes a named case of Tests/HostileInputTests/CrashRegressionTests.swift (its parser,
+# its seed and the fingerprint the suite prints for it): this phase, and so every `make test`, replays each of them.
 .PHONY: proof-fuzz proof-fuzz-long proof-fuzz-run
 
 proof-fuzz: deps

@@ -94,7 +94,13 @@ extension FHIRAccess {
 
     private func json(at url: URL) async throws(VaultError) -> JSONValue {
         let response = try await get(url, accept: "application/fhir+json")
-        guard let json = try? JSONDecoder().decode(JSONValue.self, from: response.body) else {
+        guard
+            let json = try? UntrustedJSON.decode(
+                JSONValue.self,
+                from: response.body,
+                maximumSize: FHIRConnection.maximumAnswerSize
+            )
+        else {
             throw VaultError(
                 .unexpectedAnswer,
                 reason:
@@ -137,7 +143,11 @@ extension FHIRAccess {
     private func refusal(_ response: HTTPResponse, url: URL) -> VaultError {
         let path = VaultError.printable(url.relativePath(from: fhirBase), limit: 200)
         // An OperationOutcome's first diagnostics or text, cut to printable ASCII.
-        let outcome = try? JSONDecoder().decode(JSONValue.self, from: response.body)
+        let outcome = try? UntrustedJSON.decode(
+            JSONValue.self,
+            from: response.body,
+            maximumSize: FHIRConnection.maximumAnswerSize
+        )
         let issue = outcome?["issue"]?.arrayValue?.first
         let said =
             (issue?["diagnostics"]?.stringValue ?? issue?["details"]?["text"]?.stringValue)

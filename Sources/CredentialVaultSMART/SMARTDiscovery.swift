@@ -49,7 +49,7 @@ struct SMARTDiscovery: Sendable {
     func configuration(for fhirBase: URL) async throws(VaultError) -> SMARTConfiguration {
         let wellKnownURL = fhirBase.appending(path: ".well-known/smart-configuration")
         let first = try await fetch(wellKnownURL, accept: "application/json")
-        if first.status == 200, let document = try? JSONDecoder().decode(WellKnown.self, from: first.body),
+        if first.status == 200, let document = try? UntrustedJSON.decode(WellKnown.self, from: first.body),
             let authorization = document.authorization_endpoint, let token = document.token_endpoint
         {
             return SMARTConfiguration(
@@ -129,7 +129,12 @@ struct SMARTDiscovery: Sendable {
     /// The `oauth-uris` sub-extensions (`authorize`, `token`, `register`, `manage`, `introspect`, `revoke`) of a
     /// CapabilityStatement; empty when it is not one or has none.
     static func oauthURIs(in body: Data) -> [String: String] {
-        guard let statement = try? JSONDecoder().decode(CapabilityStatement.self, from: body),
+        guard
+            let statement = try? UntrustedJSON.decode(
+                CapabilityStatement.self,
+                from: body,
+                maximumSize: FHIRConnection.maximumAnswerSize
+            ),
             statement.resourceType == "CapabilityStatement"
         else { return [:] }
         var uris: [String: String] = [:]

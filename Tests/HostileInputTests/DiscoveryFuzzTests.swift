@@ -64,22 +64,26 @@ struct DiscoveryFuzzTests {
         let report = await run.run(
             Self.openIDAnswers,
             refusal: VaultError.self,
-            describe: ServerAnswerFuzzTests.describe
-        ) { response in
-            let discovery = Discovery(
-                transport: CannedTransport(response),
-                timeout: 5,
-                logger: CannedTransport.quietLogger
-            )
-            let metadata = try await discovery.metadata(for: Self.issuer)
-            try Self.check([
-                metadata.authorizationEndpoint, metadata.tokenEndpoint, metadata.revocationEndpoint,
-                metadata.introspectionEndpoint, metadata.endSessionEndpoint, metadata.jwksURI,
-            ])
-            return .accepted
-        }
+            describe: ServerAnswerFuzzTests.describe,
+            Self.openIDConnect
+        )
         print(report.figureLine)
         #expect(!report.failed, "\(report.failures)")
+    }
+
+    /// One input of the `oidc-discovery` run: discovery over `response`, its endpoints checked.
+    static func openIDConnect(_ response: HTTPResponse) async throws -> HostileInputOutcome {
+        let discovery = Discovery(
+            transport: CannedTransport(response),
+            timeout: 5,
+            logger: CannedTransport.quietLogger
+        )
+        let metadata = try await discovery.metadata(for: issuer)
+        try check([
+            metadata.authorizationEndpoint, metadata.tokenEndpoint, metadata.revocationEndpoint,
+            metadata.introspectionEndpoint, metadata.endSessionEndpoint, metadata.jwksURI,
+        ])
+        return .accepted
     }
 
     static let smartDocuments = HostileInputs.bytes(
@@ -138,24 +142,23 @@ struct DiscoveryFuzzTests {
             suite: "DiscoveryFuzzTests",
             settings: try .fromEnvironment()
         )
-        let report = await run.run(
-            Self.smartAnswers,
-            refusal: VaultError.self,
-            describe: Self.describe
-        ) { answers in
-            let transport = CannedTransport { request in
-                request.url.path().hasSuffix("smart-configuration") ? answers[0] : answers[1]
-            }
-            let discovery = SMARTDiscovery(transport: transport, timeout: 5, logger: CannedTransport.quietLogger)
-            let configuration = try await discovery.configuration(for: Self.fhirBase)
-            try Self.check([
-                configuration.authorizationEndpoint, configuration.tokenEndpoint, configuration.revocationEndpoint,
-                configuration.introspectionEndpoint, configuration.registrationEndpoint,
-                configuration.managementEndpoint, configuration.jwksURI,
-            ])
-            return .accepted
-        }
+        let report = await run.run(Self.smartAnswers, refusal: VaultError.self, describe: Self.describe, Self.smart)
         print(report.figureLine)
         #expect(!report.failed, "\(report.failures)")
+    }
+
+    /// One input of the `smart-discovery` run: the well-known answer, then the CapabilityStatement answer.
+    static func smart(_ answers: [HTTPResponse]) async throws -> HostileInputOutcome {
+        let transport = CannedTransport { request in
+            request.url.path().hasSuffix("smart-configuration") ? answers[0] : answers[1]
+        }
+        let discovery = SMARTDiscovery(transport: transport, timeout: 5, logger: CannedTransport.quietLogger)
+        let configuration = try await discovery.configuration(for: fhirBase)
+        try check([
+            configuration.authorizationEndpoint, configuration.tokenEndpoint, configuration.revocationEndpoint,
+            configuration.introspectionEndpoint, configuration.registrationEndpoint,
+            configuration.managementEndpoint, configuration.jwksURI,
+        ])
+        return .accepted
     }
 }

@@ -43,6 +43,46 @@ struct ToolTests {
         }
     }
 
+    @Test("decode --json prints every number exactly as the token wrote it: 2^70 stays 1180591620717411303424")
+    func decodeExactNumbers() async throws {
+        try await withSandbox(withServer: false) { sandbox in
+            let numbers = [
+                #""big":1180591620717411303424"#, #""bigger":1180591620717411303425"#,
+                #""negative":-9223372036854775809"#, #""exp":4102444800"#, #""fraction":0.1"#, #""small":-0"#,
+                #""nested":{"list":[18446744073709551616,1]}"#,
+            ]
+            let token =
+                Self.base64URL(#"{"alg":"HS256","n":12345678901234567890}"#) + "."
+                + Self.base64URL(#"{"sub":"alice","# + numbers.joined(separator: ",") + "}") + "."
+                + Self.base64URL("signature")
+            let result = try await sandbox.run(["decode", "--json", token])
+            #expect(result.status == 0, "\(result.stderr)")
+            for number in numbers + [#""n":12345678901234567890"#] {
+                #expect(result.stdout.contains(number), "\(number) is not in \(result.stdout)")
+            }
+            #expect(!result.stdout.contains("e+"), "\(result.stdout)")
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+            )
+            #expect(object["signatureChecked"] as? Bool == false)
+        }
+    }
+
+    @Test("decode - says standard input exceeded its 32 KiB cap, not that the token is that long")
+    func decodeStandardInputCap() async throws {
+        try await withSandbox(withServer: false) { sandbox in
+            let long = try await sandbox.run(["decode", "-"], stdin: String(repeating: "a", count: 100_000))
+            #expect(long.status == 70)
+            #expect(long.stderr.contains("standard input exceeded the stdin cap of 32 KiB"), "\(long.stderr)")
+            #expect(!long.stderr.contains("the token is"), "\(long.stderr)")
+
+            // Within the cap, a token past its own limit is still reported by its size.
+            let tooLong = try await sandbox.run(["decode", "-"], stdin: String(repeating: "a", count: 20_000))
+            #expect(tooLong.status == 70)
+            #expect(tooLong.stderr.contains("the token is 20000 bytes"), "\(tooLong.stderr)")
+        }
+    }
+
     @Test("config shows each value and its source: flag over environment over config file")
     func configSources() async throws {
         try await withSandbox(withServer: false) { sandbox in

@@ -204,14 +204,29 @@ extension JWT {
         }
     }
 
-    private static func decodeObject(
+    /// The header and claims of `token` with every number as written in it, for showing what a token says
+    /// exactly: ``decodeSegments(_:)``'s rules, then the two segments parsed again into ``ExactJSONValue``s.
+    /// - Throws: ``JWTError``, as ``decodeSegments(_:)`` does.
+    package static func exactSegments(
+        _ token: String
+    ) throws(JWTError) -> (header: [String: ExactJSONValue], claims: [String: ExactJSONValue]) {
+        _ = try decodeSegments(token)
+        let segments = token.utf8.split(separator: UInt8(ascii: "."), maxSplits: 3, omittingEmptySubsequences: false)
+        return (
+            try decodeObject(segments[0], named: "header", as: ExactJSONValue.self),
+            try decodeObject(segments[1], named: "payload", as: ExactJSONValue.self)
+        )
+    }
+
+    private static func decodeObject<Value: StrictJSONTree>(
         _ segment: Substring.UTF8View,
-        named name: String
-    ) throws(JWTError) -> [String: JSONValue] {
+        named name: String,
+        as type: Value.Type = JSONValue.self
+    ) throws(JWTError) -> [String: Value] {
         let bytes = try decodeBase64URL(segment, named: name)
-        let value: JSONValue
+        let value: Value
         do {
-            value = try StrictJSONParser.parse(Array(bytes))
+            value = try StrictJSONParser.parse(Array(bytes), as: type)
         } catch {
             switch error {
             case .invalidUTF8:
@@ -227,7 +242,7 @@ extension JWT {
                 throw JWTError(.duplicateClaim, "the \(name) has a member name twice in one object")
             }
         }
-        guard case .object(let members) = value else {
+        guard let members = value.objectValue else {
             throw JWTError(.notAnObject, "the \(name) is JSON but not a JSON object")
         }
         return members

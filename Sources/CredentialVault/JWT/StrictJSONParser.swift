@@ -12,8 +12,9 @@ struct StrictJSONParser {
         case tooDeep
     }
 
-    /// The deepest nesting of objects and arrays accepted; the top-level object counts as 1.
-    static let maximumDepth = 64
+    /// The deepest nesting of objects and arrays accepted; the top-level object counts as 1. The rule of every
+    /// JSON the library reads: ``UntrustedJSON/maximumDepth``.
+    static let maximumDepth = UntrustedJSON.maximumDepth
 
     private let bytes: [UInt8]
     private var index = 0
@@ -23,12 +24,16 @@ struct StrictJSONParser {
         self.bytes = bytes
     }
 
-    /// Parses exactly one JSON value, with optional whitespace around it, from UTF-8 bytes.
-    static func parse(_ bytes: [UInt8]) throws(Failure) -> JSONValue {
+    /// Parses exactly one JSON value, with optional whitespace around it, from UTF-8 bytes: as a ``JSONValue``
+    /// by default, or as an ``ExactJSONValue`` that keeps each number as written.
+    static func parse<Value: StrictJSONTree>(
+        _ bytes: [UInt8],
+        as type: Value.Type = JSONValue.self
+    ) throws(Failure) -> Value {
         // Validating up front means string contents below can be decoded without repair.
         guard isValidUTF8(bytes) else { throw .invalidUTF8 }
         var parser = StrictJSONParser(bytes)
-        let value = try parser.parseValue()
+        let value: Value = try parser.parseValue()
         parser.skipWhitespace()
         guard parser.index == bytes.count else { throw .invalid("there is more text after the JSON value") }
         return value
@@ -61,7 +66,7 @@ struct StrictJSONParser {
         index += 1
     }
 
-    private mutating func parseValue() throws(Failure) -> JSONValue {
+    private mutating func parseValue<Value: StrictJSONTree>() throws(Failure) -> Value {
         skipWhitespace()
         guard let byte = current else { throw .invalid("the text ends where a value was expected") }
         switch byte {
@@ -78,7 +83,10 @@ struct StrictJSONParser {
             try parseLiteral("null")
             return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return .number(try parseNumber())
+            guard let number = Value(numberLiteral: try parseNumber()) else {
+                throw .invalid("a number is too large for a Double")
+            }
+            return number
         default:
             throw .invalid("a value cannot start with this character")
         }
@@ -90,10 +98,10 @@ struct StrictJSONParser {
         index += 1
     }
 
-    private mutating func parseObject() throws(Failure) -> JSONValue {
+    private mutating func parseObject<Value: StrictJSONTree>() throws(Failure) -> Value {
         try enterContainer()
         defer { depth -= 1 }
-        var members: [String: JSONValue] = [:]
+        var members: [String: Value] = [:]
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
@@ -105,7 +113,7 @@ struct StrictJSONParser {
             let name = try parseString()
             skipWhitespace()
             try expect(UInt8(ascii: ":"), "a colon after a member name")
-            let value = try parseValue()
+            let value: Value = try parseValue()
             // Swift compares strings by canonical equivalence, so names that differ only in Unicode
             // normalisation also count as duplicates: a dictionary could not keep both anyway.
             guard members.updateValue(value, forKey: name) == nil else { throw .duplicateMember }
@@ -120,10 +128,10 @@ struct StrictJSONParser {
         }
     }
 
-    private mutating func parseArray() throws(Failure) -> JSONValue {
+    private mutating func parseArray<Value: StrictJSONTree>() throws(Failure) -> Value {
         try enterContainer()
         defer { depth -= 1 }
-        var elements: [JSONValue] = []
+        var elements: [Value] = []
         skipWhitespace()
         if current == UInt8(ascii: "]") {
             index += 1
@@ -155,7 +163,8 @@ struct StrictJSONParser {
         return index - start
     }
 
-    private mutating func parseNumber() throws(Failure) -> Double {
+    /// The number's text, checked against RFC 8259's grammar.
+    private mutating func parseNumber() throws(Failure) -> String {
         let start = index
         if current == UInt8(ascii: "-") { index += 1 }
         if current == UInt8(ascii: "0") {
@@ -173,9 +182,7 @@ struct StrictJSONParser {
             guard parseDigits() > 0 else { throw .invalid("a number needs digits in its exponent") }
         }
         // The grammar above admits only RFC 8259 numbers, so `Double(_:)` never sees "nan", "inf" or hex.
-        let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        guard let value = Double(text), value.isFinite else { throw .invalid("a number is too large for a Double") }
-        return value
+        return String(decoding: bytes[start..<index], as: UTF8.self)
     }
 
     private mutating func parseHexQuad() throws(Failure) -> UInt16 {

@@ -110,7 +110,7 @@ public struct HTTPKeyService: KeyService {
     }
 
     private func decode(_ body: Data, during call: KeyServiceCall) throws(VaultError) -> KeyServiceKey {
-        guard let answer = try? JSONDecoder().decode(Answer.self, from: body), !answer.keyid.isEmpty,
+        guard let answer = try? UntrustedJSON.decode(Answer.self, from: body), !answer.keyid.isEmpty,
             let key = try? SecureBytes(base64Encoded: answer.key), (16...64).contains(key.count)
         else {
             throw .keyServiceAnswerNotAKey(host: host, during: call)

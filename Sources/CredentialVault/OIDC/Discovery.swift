@@ -82,7 +82,7 @@ struct Discovery: Sendable {
                 status: response.status
             )
         }
-        guard let document = try? JSONDecoder().decode(Document.self, from: response.body) else {
+        guard let document = try? UntrustedJSON.decode(Document.self, from: response.body) else {
             throw .discoveryFailed(
                 "\(url.absoluteString) is not a discovery document",
                 host: url.displayHost,

@@ -26,7 +26,7 @@ struct IntrospectionEndpoint: Sendable {
                 httpStatus: response.status
             )
         }
-        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: response.body),
+        guard let object = try? UntrustedJSON.decode([String: JSONValue].self, from: response.body),
             let answer = TokenIntrospection(fields: object)
         else {
             throw VaultError(

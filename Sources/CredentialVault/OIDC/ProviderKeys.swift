@@ -47,6 +47,14 @@ actor ProviderKeys {
                 keys = try await current(refetch: true)
             }
             guard let key = keys.first(where: named) else {
+                // The kid is in the set, but its key is of another type: the header's alg is what is wrong.
+                if let other = keys.first(where: { $0.id == keyId }) {
+                    throw .openIDConnectFailed(
+                        "the id token's algorithm \(VaultError.printable(algorithm)) does not match its signing key "
+                            + "(kid) in the issuer's key set at \(url.absoluteString), which is an "
+                            + "\(other.jwk.keyType.rawValue) key"
+                    )
+                }
                 throw .openIDConnectFailed(
                     "the id token names a signing key (kid) that is not in the issuer's key set at \(url.absoluteString)"
                 )
@@ -111,7 +119,7 @@ actor ProviderKeys {
                     + "cannot be checked"
             )
         }
-        guard let set = try? JSONDecoder().decode(KeySet.self, from: response.body) else {
+        guard let set = try? UntrustedJSON.decode(KeySet.self, from: response.body) else {
             throw .openIDConnectFailed("the issuer's key set at \(url.absoluteString) is not a JWK Set (RFC 7517)")
         }
         return set.keys.compactMap { entry in

@@ -144,7 +144,7 @@ struct RegistrationEndpoint: Sendable {
         }
         guard statuses.contains(response.status) else {
             // RFC 7591 section 3.2.2: an error answer is JSON with `error` and, maybe, `error_description`.
-            let object = try? JSONDecoder().decode([String: JSONValue].self, from: response.body)
+            let object = try? UntrustedJSON.decode([String: JSONValue].self, from: response.body)
             let code = object?["error"]?.stringValue.map { ": \(VaultError.printable($0, limit: 100))" } ?? ""
             let words = object?["error_description"]?.stringValue.map { " (\(VaultError.printable($0, limit: 200)))" }
             throw .registrationFailed(
@@ -164,7 +164,7 @@ struct RegistrationEndpoint: Sendable {
         keys: [ClientRegistration.Key],
         host: String
     ) throws(VaultError) -> ClientRegistration {
-        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: response.body),
+        guard let object = try? UntrustedJSON.decode([String: JSONValue].self, from: response.body),
             let clientId = object["client_id"]?.stringValue, !clientId.isEmpty, clientId.utf8.count <= 1024
         else {
             throw .registrationFailed(

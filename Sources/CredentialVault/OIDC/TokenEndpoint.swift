@@ -70,8 +70,8 @@ package struct TokenEndpoint: Sendable {
 
     /// A 200 answer's body as a token response (RFC 6749 section 5.1), or nil when it is not one.
     static func tokenResponse(from body: Data) -> TokenResponse? {
-        guard let success = try? JSONDecoder().decode(Success.self, from: body), !success.access_token.isEmpty,
-            let fields = try? JSONDecoder().decode([String: JSONValue].self, from: body)
+        guard let success = try? UntrustedJSON.decode(Success.self, from: body), !success.access_token.isEmpty,
+            let fields = try? UntrustedJSON.decode([String: JSONValue].self, from: body)
         else { return nil }
         return TokenResponse(
             accessToken: success.access_token,
@@ -125,7 +125,7 @@ package struct TokenEndpoint: Sendable {
             return answer
         }
         // RFC 6749 section 5.2: invalid_grant means the grant (here: the refresh token or code) is dead.
-        let failure = try? JSONDecoder().decode(Failure.self, from: response.body)
+        let failure = try? UntrustedJSON.decode(Failure.self, from: response.body)
         if let failure, failure.error == "invalid_grant" { throw .loginExpired(saying: failure.error_description) }
         // A 401 that challenges the client's own credentials (RFC 6749 section 5.2) is about the client, not the
         // login: a wrong or rotated client secret must not send the user to log in again.

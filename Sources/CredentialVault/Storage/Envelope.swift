@@ -249,13 +249,13 @@ struct Envelope: Codable, Sendable {
 
     /// Decodes an envelope read from `path`; a record of another format is reported, never guessed at.
     static func decode(_ data: Data, path: String) throws(VaultError) -> Envelope {
-        guard let probe = try? JSONDecoder().decode(FormatProbe.self, from: data) else {
+        guard let probe = try? UntrustedJSON.decode(FormatProbe.self, from: data) else {
             throw .damagedRecord(path: path, "not an envelope (no format field)")
         }
         guard probe.format == currentFormat || probe.format == version1 else {
             throw .unsupportedFormat(path: path, format: probe.format)
         }
-        guard let envelope = try? JSONDecoder().decode(Envelope.self, from: data) else {
+        guard let envelope = try? UntrustedJSON.decode(Envelope.self, from: data) else {
             throw .damagedRecord(path: path, "a field is missing or has the wrong type")
         }
         guard envelope.kdf.algorithm == kdfAlgorithm else {

@@ -51,7 +51,7 @@ enum SealedRecord {
             guard let text = plaintext.utf8String(), !text.isEmpty else { return nil }
             return RefreshToken(token: text, userId: userId)
         case recordPayload, clientRecordPayload:
-            guard let record = try? JSONDecoder().decode(Record.self, from: plaintext.copyToData()),
+            guard let record = try? UntrustedJSON.decode(Record.self, from: plaintext.copyToData()),
                 !record.refresh_token.isEmpty
             else { return nil }
             // The payload says whether a client is sealed: a box that disagrees is not what its header says.

@@ -52,7 +52,7 @@ extension UserStorage {
         guard let blob = try deviceSecrets.load(for: userId) else {
             throw .deviceUnlockFailed("it is not enabled for this user")
         }
-        guard let stored = try? JSONDecoder().decode(DeviceSecret.self, from: blob.copyToData()) else {
+        guard let stored = try? UntrustedJSON.decode(DeviceSecret.self, from: blob.copyToData()) else {
             throw .deviceUnlockFailed("its stored secret is damaged; enable it again")
         }
         guard stored.userId == userId, stored.keyId == envelope.keyId else {

@@ -1,3 +1,4 @@
+import CredentialVault
 import Foundation
 
 #if canImport(Glibc)
@@ -21,7 +22,7 @@ enum AgentClient {
             guard UnixSocket.writeLine(connection, Array(request)), let line = UnixSocket.readLine(connection) else {
                 return nil
             }
-            return try? JSONDecoder().decode(AgentReply.self, from: Data(line))
+            return try? UntrustedJSON.decode(AgentReply.self, from: Data(line))
         }
     }
 

@@ -1,3 +1,4 @@
+import CredentialVault
 import Foundation
 import Synchronization
 
@@ -69,7 +70,7 @@ final class AgentServer: Sendable {
         UnixSocket.setTimeout(client, seconds: 30)
         guard let line = UnixSocket.readLine(client) else { return }
         let reply: AgentReply
-        if let request = try? JSONDecoder().decode(AgentRequest.self, from: Data(line)) {
+        if let request = try? UntrustedJSON.decode(AgentRequest.self, from: Data(line)) {
             let handoff = Handoff()
             // This thread is not one of the cooperative pool's: it may wait here for the answer.
             Task { [session] in

@@ -173,7 +173,7 @@ struct Agent: AsyncParsableCommand {
             defer { close(readEnd) }
             return UnixSocket.readLine(readEnd)
         }
-        if let line, let reply = try? JSONDecoder().decode(AgentReply.self, from: Data(line)), reply.pid != nil {
+        if let line, let reply = try? UntrustedJSON.decode(AgentReply.self, from: Data(line)), reply.pid != nil {
             return .ready(reply)
         }
         return .failed(await ChildProcess.wait(pid))

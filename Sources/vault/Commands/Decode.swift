@@ -12,6 +12,10 @@ struct Decode: AsyncParsableCommand {
             """
     )
 
+    /// The most read from standard input: a token of at most ``JWT/maximumLength`` bytes with room for the
+    /// whitespace around it.
+    static let standardInputLimit = 2 * JWT.maximumLength
+
     @Argument(help: "The token; read from standard input when absent or '-'.")
     var token: String?
 
@@ -24,7 +28,16 @@ struct Decode: AsyncParsableCommand {
             if let token, token != "-" {
                 text = token
             } else {
-                text = String(decoding: Terminal.readAllStandardInput(limit: JWT.maximumLength + 2), as: UTF8.self)
+                // One byte past the cap tells a longer input from one that fits.
+                let input = Terminal.readAllStandardInput(limit: Self.standardInputLimit + 1)
+                guard input.count <= Self.standardInputLimit else {
+                    throw CLIError(
+                        status: .failure,
+                        description: "not a JWT: standard input exceeded the stdin cap of "
+                            + "\(Self.standardInputLimit / 1024) KiB (a token is at most \(JWT.maximumLength / 1024) KiB)"
+                    )
+                }
+                text = String(decoding: input, as: UTF8.self)
             }
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !trimmed.isEmpty else { throw CLIError.usage("no token given (as an argument or on standard input)") }
@@ -37,10 +50,18 @@ struct Decode: AsyncParsableCommand {
                 throw CLIError(status: .failure, description: "not a JWT: \(error)")
             }
             if json {
+                // The same token again, every number as written: decodeSegments has checked it, so this cannot fail.
+                let exact: (header: [String: ExactJSONValue], claims: [String: ExactJSONValue])
+                do {
+                    exact = try JWT.exactSegments(trimmed)
+                } catch {
+                    throw CLIError(status: .failure, description: "not a JWT: \(error)")
+                }
                 Terminal.output(
                     Format.json(
                         .object([
-                            "header": .object(header), "claims": .object(claims), "signatureChecked": false,
+                            "header": .object(exact.header), "claims": .object(exact.claims),
+                            "signatureChecked": .bool(false),
                         ])
                     )
                 )

@@ -74,6 +74,42 @@ enum Format {
         }
     }
 
+    /// Compact JSON with sorted keys, every number exactly as the document wrote it; no raw terminal control in
+    /// strings. Strings are written by `JSONEncoder`, the structure and the numbers here: `JSONEncoder` would write a
+    /// number through a `Double`, and `1180591620717411303424` (2^70) would come out as `1.1805916207174113e+21`.
+    static func json(_ value: ExactJSONValue) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        var out = ""
+        func write(_ value: ExactJSONValue) {
+            switch value {
+            case .null: out += "null"
+            case .bool(let value): out += value ? "true" : "false"
+            case .number(let text): out += text
+            // A string is always encodable.
+            case .string(let text): out += String(decoding: try! encoder.encode(text), as: UTF8.self)
+            case .array(let elements):
+                out += "["
+                for (index, element) in elements.enumerated() {
+                    if index > 0 { out += "," }
+                    write(element)
+                }
+                out += "]"
+            case .object(let members):
+                out += "{"
+                for (index, name) in members.keys.sorted().enumerated() {
+                    if index > 0 { out += "," }
+                    write(.string(name))
+                    out += ":"
+                    write(members[name]!)
+                }
+                out += "}"
+            }
+        }
+        write(value)
+        return escapingControlCharacters(inJSON: out)
+    }
+
     /// Compact JSON with sorted keys; whole numbers without a fraction; no raw terminal control in strings.
     static func json(_ value: JSONValue, pretty: Bool = false) -> String {
         let encoder = JSONEncoder()

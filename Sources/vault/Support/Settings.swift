@@ -228,8 +228,13 @@ struct Settings {
     /// The config file as a dictionary of strings; `scopes` may be an array, `timeout` a number.
     private static func readConfigFile(_ path: String, required: Bool) throws -> [String: String] {
         guard let data = try ConfigFile.contents(atPath: path, required: required) else { return [:] }
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        let object: [String: Any]
+        do throws(UntrustedJSON.Refusal) {
+            object = try UntrustedJSON.object(from: data, maximumSize: ConfigFile.maximumSize)
+        } catch .notDecodable {
             throw CLIError.configuration("the config file \(path) is not a JSON object")
+        } catch {
+            throw CLIError.configuration("the config file \(path) is not read: \(error)")
         }
         let known = Set(allKeys.map(\.fileKey))
         var values: [String: String] = [:]

@@ -58,12 +58,13 @@ enum Terminal {
         return bytes
     }
 
-    /// Reads all of standard input (up to `limit` bytes).
+    /// Reads all of standard input, up to `limit` bytes and never more.
     static func readAllStandardInput(limit: Int = 1 << 20) -> Data {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 16_384)
         while data.count < limit {
-            let count = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            let wanted = min(buffer.count, limit - data.count)
+            let count = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, wanted) }
             if count < 0 {
                 if errno == EINTR { continue }
                 break

@@ -187,6 +187,30 @@ struct IDTokenValidationTests {
         }
     }
 
+    @Test("an id_token whose alg does not fit the key its kid names says the algorithm does not match the key")
+    func algorithmNotOfTheKey() async throws {
+        // The kid is the issuer's (an EC key); the header says RS256. No signature is needed: the key is refused first.
+        let rs256: TestIssuer.IDTokenMaker = { nonce, issuer in
+            try TestIssuer.compact(
+                header: ["alg": "RS256", "typ": "JWT", "kid": .string(issuer.keyId)],
+                claims: issuer.validClaims(nonce: nonce),
+                signature: "c2lnbmF0dXJl"
+            )
+        }
+        try await TestIssuer.with(idToken: rs256) { issuer in
+            let (result, vault) = try await Self.login(at: issuer)
+            guard case .failure(let error) = result else {
+                Issue.record("an id_token whose alg does not fit its key was accepted")
+                return
+            }
+            #expect(error.kind == .openIDConnectFailed)
+            #expect(error.description.contains("algorithm RS256 does not match its signing key (kid)"), "\(error)")
+            #expect(error.description.contains("an EC key"), "\(error)")
+            #expect(!error.description.contains("not in the issuer's key set"), "\(error)")
+            #expect(await !vault.auth.isLoggedIn)
+        }
+    }
+
     @Test("a key the issuer published after the set was fetched (rotation) is found by fetching the set once more")
     func rotatedKey() async throws {
         let rotated = ES256PrivateKey()

@@ -92,13 +92,17 @@ final class TestIssuer: Sendable {
 
     /// `claims` as an unsecured JWT (`alg` none, empty signature).
     static func unsigned(_ claims: [String: JSONValue]) throws -> String {
+        try compact(header: ["alg": .string("none"), "typ": .string("JWT")], claims: claims, signature: "")
+    }
+
+    /// A compact JWT of `header` and `claims` with `signature` (base64url) as its last segment, signed or not.
+    static func compact(header: [String: JSONValue], claims: [String: JSONValue], signature: String) throws -> String {
         func segment(_ value: JSONValue) throws -> String {
             try JSONEncoder().encode(value).base64EncodedString()
                 .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
                 .replacingOccurrences(of: "=", with: "")
         }
-        return try segment(.object(["alg": .string("none"), "typ": .string("JWT")])) + "."
-            + segment(.object(claims)) + "."
+        return try segment(.object(header)) + "." + segment(.object(claims)) + "." + signature
     }
 
     /// Any claims, signed as they are.

@@ -79,6 +79,17 @@ enum HostileBytes {
         repeated(Array("{\"a\":[".utf8), depth) + inner + repeated(Array("]}".utf8), depth)
     }
 
+    /// Arrays (or objects holding arrays) opened and never closed, the last byte opening the deepest: at and around
+    /// the depth limits of the library (64) and of Foundation's scanner (512, which trapped on 513 `[` ending the
+    /// input: issue 21), or anywhere up to 20,000 levels.
+    static func deepOpen(using rng: inout some RandomNumberGenerator) -> [UInt8] {
+        let depth = [63, 64, 65, 511, 512, 513, 514, Int.random(in: 1...20_000, using: &rng)].randomElement(
+            using: &rng
+        )!
+        guard Bool.random(using: &rng) else { return [UInt8](repeating: UInt8(ascii: "["), count: depth) }
+        return repeated(Array(#"{"a":["#.utf8), depth / 2) + (depth % 2 == 1 ? [UInt8(ascii: "[")] : [])
+    }
+
     /// `chunk`, `times` times over (built by appending: a lazy `joined()` costs a call per byte in a debug build).
     static func repeated(_ chunk: [UInt8], _ times: Int) -> [UInt8] {
         var out: [UInt8] = []

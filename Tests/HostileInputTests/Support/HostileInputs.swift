@@ -1,7 +1,9 @@
 import PropertyBased
 
 /// The PropertyBased generator of one parser's inputs: its seed corpus (known good and known hostile inputs) as is
-/// and mutated, structured hostile JSON in its vocabulary, random bytes, and inputs past its size cap.
+/// and mutated, structured hostile JSON in its vocabulary, random bytes, nesting cut off at and past the decoders'
+/// depth limits, and inputs past its size cap. A new class takes its share from the random bytes' end of the roll,
+/// so the seeds of ``CrashRegressionTests`` keep making the inputs they made.
 enum HostileInputs {
     /// - Parameters:
     ///   - seeds: the corpus, each seed from a named hostile class or a valid input of the format.
@@ -26,6 +28,8 @@ enum HostileInputs {
                 return json!.document(using: &rng)
             case 800..<900 where json != nil:
                 return HostileBytes.mutate(json!.document(using: &rng), others: seeds, using: &rng)
+            case 985..<1000:
+                return HostileBytes.deepOpen(using: &rng)
             default:
                 return randomBytes.run(using: &rng)
             }

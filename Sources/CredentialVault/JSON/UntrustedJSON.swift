@@ -1,0 +1,117 @@
+package import Foundation
+
+/// The one way JSON from outside reaches Foundation's decoders: a server's answer, a file on disk, a line on
+/// the agent's socket, the CLI's config file.
+///
+/// Foundation's `JSONDecoder` and `JSONSerialization` parse by recursion, up to 512 levels, and a document whose
+/// 513th level is opened by its last byte (`[` 513 times) makes Foundation's scanner trap while it words its own
+/// error: any server could end the process (issue 21, SIGILL in `JSONError.SourceLocation.sourceLocation`). So the
+/// bytes are first measured with a loop that does not recurse: more than ``maximumDepth`` nested arrays and objects,
+/// or more than the caller's size limit, is refused with a ``Refusal`` before any decoder sees the bytes.
+/// Each caller maps a refusal, like any other undecodable answer, to its own ``VaultError``. A source scan test
+/// (`UntrustedJSONSourceTests`) fails when code under `Sources/` decodes JSON any other way.
+package enum UntrustedJSON {
+    /// The deepest nesting of arrays and objects accepted in any JSON the library reads, the outermost counting as
+    /// 1: far past any document it expects (a FHIR resource, a JWK Set, an envelope), far below what overflows a
+    /// stack. The strict JWT parser (``StrictJSONParser``) applies the same rule.
+    package static let maximumDepth = 64
+
+    /// The size limit when the caller names none: the largest answer a server may send by default
+    /// (``HTTPRequest/defaultMaximumAnswerSize``).
+    package static let defaultMaximumSize = HTTPRequest.defaultMaximumAnswerSize
+
+    /// Why bytes were refused before decoding, or that the decoder refused them.
+    package enum Refusal: Error, Equatable, CustomStringConvertible {
+        /// More than `limit` bytes.
+        case tooLarge(size: Int, limit: Int)
+        /// Arrays and objects nested deeper than ``UntrustedJSON/maximumDepth``.
+        case tooDeep(limit: Int)
+        /// Within both limits, but not JSON of the expected shape.
+        case notDecodable
+
+        package var description: String {
+            switch self {
+            case .tooLarge(let size, let limit): "the JSON is \(size) bytes, over the limit of \(limit)"
+            case .tooDeep(let limit): "the JSON nests arrays and objects deeper than \(limit) levels"
+            case .notDecodable: "the JSON is not of the expected shape"
+            }
+        }
+    }
+
+    /// `bytes` decoded as `Value`.
+    ///
+    /// - Throws: ``Refusal``: `.tooLarge` past `maximumSize` bytes, `.tooDeep` past ``maximumDepth`` levels, or
+    ///   `.notDecodable` when `JSONDecoder` refuses the bytes.
+    package static func decode<Value: Decodable>(
+        _ type: Value.Type,
+        from bytes: Data,
+        maximumSize: Int = defaultMaximumSize
+    ) throws(Refusal) -> Value {
+        try check(bytes, maximumSize: maximumSize)
+        do {
+            return try JSONDecoder().decode(type, from: bytes)
+        } catch {
+            throw .notDecodable
+        }
+    }
+
+    /// `bytes` as a JSON object (`JSONSerialization`'s dictionary of `Any`).
+    ///
+    /// - Throws: ``Refusal``, as ``decode(_:from:maximumSize:)`` does; `.notDecodable` for JSON that is not an
+    ///   object.
+    package static func object(from bytes: Data, maximumSize: Int = defaultMaximumSize) throws(Refusal) -> [String: Any]
+    {
+        try check(bytes, maximumSize: maximumSize)
+        guard let object = try? JSONSerialization.jsonObject(with: bytes) as? [String: Any] else {
+            throw .notDecodable
+        }
+        return object
+    }
+
+    /// Refuses `bytes` past `maximumSize` or nested past ``maximumDepth``, in one pass that does not recurse: it
+    /// counts `[` and `{` against `]` and `}` outside strings (a `\"` does not end a string). Malformed JSON that
+    /// passes is the decoder's to refuse.
+    ///
+    /// - Throws: ``Refusal/tooLarge(size:limit:)`` or ``Refusal/tooDeep(limit:)``.
+    package static func check(_ bytes: Data, maximumSize: Int = defaultMaximumSize) throws(Refusal) {
+        guard bytes.count <= maximumSize else { throw .tooLarge(size: bytes.count, limit: maximumSize) }
+        let deepest = bytes.withUnsafeBytes { buffer in depth(of: buffer) }
+        guard deepest <= maximumDepth else { throw .tooDeep(limit: maximumDepth) }
+    }
+
+    /// The deepest nesting of arrays and objects in `bytes`, counted to one past ``maximumDepth`` at most.
+    private static func depth(of bytes: UnsafeRawBufferPointer) -> Int {
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""):
+                inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                if depth > deepest {
+                    deepest = depth
+                    if deepest > maximumDepth { return deepest }
+                }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                // A closing bracket too many is malformed: the decoder refuses it; the count never goes below 0.
+                depth = max(0, depth - 1)
+            default:
+                continue
+            }
+        }
+        return deepest
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+
+@testable import CredentialVault
+
+/// The one entry point of untrusted JSON: depth and size are refused before Foundation's recursive decoder sees
+/// the bytes, by a scan that does not recurse itself and does not count brackets inside strings.
+@Suite("untrusted JSON: depth and size refused before decoding")
+struct UntrustedJSONTests {
+    /// `levels` arrays and objects, alternating, around `1`: `[{"a":[{"a":...1...}]}]`.
+    static func nested(_ levels: Int) -> Data {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(levels * 7)
+        for level in 0..<levels { bytes += Array((level % 2 == 0 ? "[" : #"{"a":"#).utf8) }
+        bytes += Array("1".utf8)
+        for level in (0..<levels).reversed() { bytes.append(UInt8(ascii: level % 2 == 0 ? "]" : "}")) }
+        return Data(bytes)
+    }
+
+    @Test("a document nested 100,000 levels deep is refused as too deep, on a cooperative thread, without a crash")
+    func veryDeep() async throws {
+        #expect(throws: UntrustedJSON.Refusal.tooDeep(limit: 64)) {
+            try UntrustedJSON.decode(JSONValue.self, from: Self.nested(100_000))
+        }
+        let opened = Data(String(repeating: "[", count: 100_000).utf8)
+        #expect(throws: UntrustedJSON.Refusal.tooDeep(limit: 64)) { try UntrustedJSON.object(from: opened) }
+    }
+
+    @Test("513 arrays opened by the last byte, on which Foundation's JSONScanner traps (issue 21), are refused")
+    func foundationTrap() async throws {
+        // Foundation refuses past 512 levels, but computing where that error is traps when it is at the last byte.
+        let trap = Data(String(repeating: "[", count: 513).utf8)
+        #expect(throws: UntrustedJSON.Refusal.tooDeep(limit: 64)) {
+            try UntrustedJSON.decode(JSONValue.self, from: trap)
+        }
+        #expect(throws: UntrustedJSON.Refusal.tooDeep(limit: 64)) { try UntrustedJSON.object(from: trap) }
+    }
+
+    @Test("64 levels are decoded, 65 are refused: the strict JWT parser's rule")
+    func limit() throws {
+        #expect(UntrustedJSON.maximumDepth == 64)
+        #expect(StrictJSONParser.maximumDepth == UntrustedJSON.maximumDepth)
+        _ = try UntrustedJSON.decode(JSONValue.self, from: Self.nested(64))
+        #expect(throws: UntrustedJSON.Refusal.tooDeep(limit: 64)) {
+            try UntrustedJSON.decode(JSONValue.self, from: Self.nested(65))
+        }
+    }
+
+    @Test("brackets inside a string, escaped quotes among them, are not nesting")
+    func bracketsInStrings() throws {
+        // 100,000 times `\"[{` inside one string value: an escaped quote does not end the string.
+        let text = #"{"a":""# + String(repeating: #"\"[{"#, count: 100_000) + #"","b":[["x\\"]]}"#
+        let decoded = try UntrustedJSON.decode([String: JSONValue].self, from: Data(text.utf8), maximumSize: 1 << 21)
+        #expect(decoded["a"]?.stringValue?.count == 300_000)
+        #expect(decoded["b"] == [["x\\"]])
+        // An escaped backslash before the closing quote ends the string: the brackets after it count.
+        let after = #"{"a":"\\","b":"# + String(repeating: "[", count: 65) + String(repeating: "]", count: 65) + "}"
+        #expect(throws: UntrustedJSON.Refusal.tooDeep(limit: 64)) {
+            try UntrustedJSON.decode([String: JSONValue].self, from: Data(after.utf8))
+        }
+    }
+
+    @Test("more bytes than the limit are refused before decoding; malformed JSON is not decodable")
+    func sizeAndShape() throws {
+        let big = Data(#"{"a":""#.utf8 + [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20) + #""}"#.utf8)
+        #expect(throws: UntrustedJSON.Refusal.tooLarge(size: big.count, limit: 1 << 20)) {
+            try UntrustedJSON.decode([String: String].self, from: big)
+        }
+        #expect(try UntrustedJSON.decode([String: String].self, from: big, maximumSize: 2 << 20)["a"]?.count == 1 << 20)
+        #expect(throws: UntrustedJSON.Refusal.notDecodable) {
+            try UntrustedJSON.decode([String: String].self, from: Data("]]]}}} not json".utf8))
+        }
+        #expect(throws: UntrustedJSON.Refusal.notDecodable) { try UntrustedJSON.object(from: Data("[1]".utf8)) }
+    }
+}
