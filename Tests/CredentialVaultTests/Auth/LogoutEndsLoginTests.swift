@@ -78,6 +78,7 @@ struct LogoutEndsLoginTests {
         let stored = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: envelope)) as? [String: Any]
         )
-        #expect(stored["ciphertext"] as? String == "", "the sealed token is gone from the file")
+        let ciphertext = stored["ciphertext"] as? String
+        #expect(ciphertext?.isEmpty == true, "the sealed token is gone from the file")
     }
 }
