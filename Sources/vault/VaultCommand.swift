@@ -28,12 +28,12 @@ struct VaultCommand: AsyncParsableCommand {
             JSON: token, whoami, agent, status, decode, config and smart context take --json: one object with \
             stable field names (token --json: {"token", "userId", "expiresAt"}; the README lists them all).
 
-            EMBEDDED DEFAULT: with no issuer and no key service configured, vault runs the package's \
+            EMBEDDED DEFAULT: with no issuer and no key service configured, credential-vault runs the package's \
             keyservice-mock (beside credential-vault, else on PATH) as a child process on 127.0.0.1, with its state and a \
             remembered port under \
             $XDG_STATE_HOME/credential-vault, and says so in one line on standard error.
 
-            SHELL COMPLETION: vault --generate-completion-script bash|zsh|fish
+            SHELL COMPLETION: credential-vault --generate-completion-script bash|zsh|fish
 
             EXIT STATUS:
             \(ExitStatus.helpTable)

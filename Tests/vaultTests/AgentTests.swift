@@ -223,6 +223,18 @@ struct AgentTests {
         _ body: (RunningAgent) async throws -> Void
     ) async throws {
         let started = try await sandbox.run(["agent", "--password-stdin"] + arguments, stdin: "\(password)\n")
+        let agent = try runningAgent(from: started)
+        do {
+            try await body(agent)
+        } catch {
+            await end(agent, sandbox)
+            throw error
+        }
+        await end(agent, sandbox)
+    }
+
+    /// The agent a `credential-vault agent` run started, from the line it printed.
+    static func runningAgent(from started: CLIResult) throws -> RunningAgent {
         try #require(started.status == 0, "\(started.stderr)")
         let line = started.stdout
         let pid = try #require(
@@ -234,17 +246,11 @@ struct AgentTests {
         let socket = try #require(
             line.firstRange(of: " on ").map { range in String(line[range.upperBound...].prefix { $0 != ";" }) }
         )
-        let agent = RunningAgent(pid: pid, socket: socket)
-        do {
-            try await body(agent)
-        } catch {
-            await end(agent, sandbox)
-            throw error
-        }
-        await end(agent, sandbox)
+        return RunningAgent(pid: pid, socket: socket)
     }
 
-    private static func end(_ agent: RunningAgent, _ sandbox: CLISandbox) async {
+    /// Ends `agent`: lock, then SIGKILL by pid when it still runs.
+    static func end(_ agent: RunningAgent, _ sandbox: CLISandbox) async {
         if FileManager.default.fileExists(atPath: agent.socket) { _ = try? await sandbox.run(["lock"]) }
         try? await waitUntilGone(agent.pid)
         if isRunning(agent.pid) { kill(agent.pid, SIGKILL) }

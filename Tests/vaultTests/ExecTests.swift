@@ -66,4 +66,44 @@ struct ExecTests {
             #expect(badName.status == 64, "\(badName.stderr)")
         }
     }
+
+    @Test("the command starts with descriptors 0, 1 and 2 only, even when credential-vault was given more")
+    func onlyStandardDescriptors() async throws {
+        try await withSandbox { sandbox in
+            let register = try await sandbox.run(
+                ["register", "--unattended", "--password-stdin"],
+                stdin: "\(Self.password)\n"
+            )
+            try #require(register.status == 0, "\(register.stderr)")
+            // The command lists its open descriptors (leaving out the one its own listing opens).
+            let list = """
+                import os
+                fds = []
+                for name in sorted(os.listdir("/proc/self/fd"), key=int):
+                    try:
+                        target = os.readlink("/proc/self/fd/" + name)
+                    except OSError:
+                        continue
+                    fds.append(name)
+                print(" ".join(fds))
+                """
+            // credential-vault itself is started with descriptor 7 open and inheritable, as a careless parent might.
+            let result = try await CLISandbox.run(
+                executable: URL(fileURLWithPath: "/bin/sh"),
+                arguments: [
+                    "-c", "exec 7</dev/null; exec \"$0\" \"$@\"", CLISandbox.vaultBinary.path, "exec",
+                    "--password-stdin", "--", "python3", "-I", "-c", list,
+                ],
+                stdin: "\(Self.password)\n",
+                environment: sandbox.environment,
+                in: sandbox.root
+            )
+            #expect(result.status == 0, "\(result.stderr)")
+            let fds = result.stdout.split(separator: " ").map {
+                Int($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            // listdir's own descriptor is closed by the time readlink runs, so it drops out of the list.
+            #expect(fds == [0, 1, 2], "the command's descriptors: \(result.stdout)")
+        }
+    }
 }

@@ -35,6 +35,8 @@ public final class FaultInjection: Sendable {
         case keyService
         /// The OpenID Connect token endpoint.
         case tokenEndpoint
+        /// The revocation endpoint (RFC 7009): an issuer that refuses a client's revocation.
+        case revocationEndpoint
         /// Every request to the server.
         case all
     }

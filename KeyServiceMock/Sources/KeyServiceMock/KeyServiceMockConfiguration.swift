@@ -58,6 +58,9 @@ public struct KeyServiceMockConfiguration: Sendable {
     /// and introspection endpoints then enforce each registered client's method. Registrations are kept in memory
     /// only, even with a ``stateDirectory``.
     public var dynamicRegistration: Bool = false
+    /// Whether discovery names a revocation endpoint (RFC 7009); `true` by default. Off, the server behaves like an
+    /// issuer that offers no revocation (the route still answers, but no client is told of it).
+    public var offersRevocation: Bool = true
     /// The clock every expiry is computed and checked with; inject a ``ManualClock`` in tests.
     public var now: @Sendable () -> Date = { Date() }
     /// Whether SIGINT and SIGTERM stop the server gracefully (for the `keyservice-mock` executable).

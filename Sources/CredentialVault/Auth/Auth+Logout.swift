@@ -2,16 +2,21 @@ import Foundation
 import Logging
 
 extension Auth {
-    /// Ends the session: revokes the refresh token at the issuer's revocation endpoint (RFC 7009), forgets the
-    /// tokens and zeroes the data key; `clearUser` also deletes the user's envelope and device secret, and the client
-    /// this library registered for the login, where the issuer lets it (RFC 7592).
+    /// Ends the session and the stored login: revokes the refresh token at the issuer's revocation endpoint
+    /// (RFC 7009), erases it from the envelope, forgets the tokens and zeroes the data key; `clearUser` also deletes
+    /// the user's envelope and device secret, and the client this library registered for the login, where the issuer
+    /// lets it (RFC 7592).
     ///
     /// The token revoked is the one stored in the envelope, read under the session lock (another process may
-    /// have rotated it since this session began), with the client's authentication. Local data is cleared as
-    /// asked whatever the issuer answers.
+    /// have rotated it since this session began), with the client's authentication. Under the same lock, and
+    /// whatever the issuer answers, the refresh token is erased from the envelope: the user stays listed (with its
+    /// key and device-unlock settings) but no login opens from it until a new one is stored
+    /// (``UserStorage/storeRefreshToken(_:withNewPassword:)``). So a thrown revocation error says only what the
+    /// issuer did: the login is ended here all the same.
     /// - Throws: ``VaultError``: `.revocationFailed` when the issuer refused to revoke or offers no revocation
     ///   endpoint (the token then stays valid at the issuer until it expires; the message says so),
-    ///   `isNetworkError` when its revocation endpoint could not be reached.
+    ///   `isNetworkError` when its revocation endpoint could not be reached; a storage error when the login
+    ///   could not be erased here (then nothing was erased).
     public func logout(clearUser: Bool = false) async throws(VaultError) {
         guard let ending = session else {
             if clearUser, let userId = try? await resolveUser(nil) { try await userStorage.clear(userId: userId) }
@@ -20,9 +25,14 @@ extension Auth {
         endSession()
         var revocationError: VaultError?
         do {
-            try await revokeStoredToken(of: ending)
-        } catch {
-            revocationError = error
+            let lock = try await userStorage.sessionLock()
+            defer { withExtendedLifetime(lock) {} }
+            do {
+                try await revokeStoredToken(of: ending)
+            } catch {
+                revocationError = error
+            }
+            if !clearUser { try await userStorage.eraseRefreshToken(userId: ending.userId) }
         }
         if clearUser {
             try await userStorage.clear(userId: ending.userId)
@@ -46,12 +56,10 @@ extension Auth {
         }
     }
 
-    /// Revokes the session's refresh token as the envelope holds it now, under the session lock, so no other
-    /// process rotates it between the read and the revocation.
+    /// Revokes the session's refresh token as the envelope holds it now. The caller holds the session lock, so no
+    /// other process rotates it between the read and the revocation.
     private func revokeStoredToken(of ending: ActiveSession) async throws(VaultError) {
         guard let envelope = ending.envelope else { return try await revoke(ending.refreshToken) }
-        let lock = try await userStorage.sessionLock()
-        defer { withExtendedLifetime(lock) {} }
         let stored: RefreshToken
         do {
             stored = try await userStorage.storedRefreshToken(in: envelope).refreshToken

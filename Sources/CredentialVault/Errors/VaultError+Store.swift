@@ -1,6 +1,16 @@
 import Foundation
 
 extension VaultError {
+    /// The user's login was ended on this device by a logout: the envelope is there, its refresh token is not.
+    static func loggedOut(userId: String) -> VaultError {
+        VaultError(
+            .notRegistered,
+            "No login is stored for user '\(userId)': it was logged out on this device. Log in with OpenID Connect "
+                + "and set a password again.",
+            origin: .store
+        )
+    }
+
     /// No envelope for `userId` (empty when no user is stored at all).
     static func notRegistered(userId: String) -> VaultError {
         VaultError(

@@ -16,11 +16,22 @@ struct RevocationEndpoint: Sendable {
         }
         guard response.status == 200 else {
             throw .revocationFailed(
-                "the revocation endpoint at \(endpoint.host) answered HTTP \(response.status)",
+                "the revocation endpoint at \(endpoint.host) answered HTTP \(response.status)"
+                    + Self.issuerWords(response.body),
                 host: endpoint.host,
                 status: response.status
             )
         }
         endpoint.logger.debug("the issuer revoked the token", metadata: ["hint": "\(typeHint)"])
+    }
+
+    /// The issuer's own words in an error answer (RFC 6749 section 5.2: `error` and maybe `error_description`), as
+    /// printable text; empty when the body says nothing readable. Read with the strict parser, which bounds depth.
+    private static func issuerWords(_ body: Data) -> String {
+        guard body.count <= 16 * 1024, let object = try? StrictJSONParser.parse(Array(body)),
+            let code = object["error"]?.stringValue
+        else { return "" }
+        let words = object["error_description"]?.stringValue.map { ", \(VaultError.printable($0, limit: 200))" }
+        return ": \(VaultError.printable(code, limit: 100))\(words ?? "")"
     }
 }

@@ -65,6 +65,25 @@ struct Envelope: Codable, Sendable {
 
     var isVersion1: Bool { format == Self.version1 }
 
+    /// `payload` of an envelope whose refresh token was erased at logout: the token box is empty, the user, the key
+    /// boxes and device unlock stay. Only the token box's associated data covers `payload`, so the key boxes still
+    /// open; and an envelope in this state opens no token at all.
+    static let loggedOutPayload = "credential-vault/logged-out/v1"
+
+    /// Whether the refresh token was erased at logout (``loggedOutPayload``).
+    var isLoggedOut: Bool { payload == Self.loggedOutPayload }
+
+    /// The same envelope with its token box erased (``loggedOutPayload``) and `updatedAt` moved to `now`: no key is
+    /// needed to forget a token, and nothing of it is left in the file.
+    func erasingToken(now: Date) -> Envelope {
+        var copy = self
+        copy.payload = Self.loggedOutPayload
+        copy.nonce = ""
+        copy.ciphertext = ""
+        copy.updatedAt = Int64(now.timeIntervalSince1970)
+        return copy
+    }
+
     /// A new version 2 envelope holding `token` (and its context) sealed under a new random data key, which is
     /// sealed under `passwordKey`.
     /// - Returns: the envelope and its data key.
@@ -261,7 +280,7 @@ struct Envelope: Codable, Sendable {
         guard envelope.kdf.algorithm == kdfAlgorithm else {
             throw .unsupportedFormat(path: path, format: "\(envelope.format) with KDF \(envelope.kdf.algorithm)")
         }
-        if let payload = envelope.payload, !SealedRecord.payloads.contains(payload) {
+        if let payload = envelope.payload, !SealedRecord.payloads.contains(payload), payload != loggedOutPayload {
             throw .unsupportedFormat(path: path, format: "\(envelope.format) holding \(payload)")
         }
         guard envelope.isVersion1 || envelope.passwordWrap != nil else {

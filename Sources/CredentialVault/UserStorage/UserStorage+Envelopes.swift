@@ -108,11 +108,27 @@ extension UserStorage {
     /// service than this storage's binding.
     func requireEnvelope(userId: String) throws(VaultError) -> Envelope {
         guard let envelope = try readEnvelope(userId: userId) else { throw .notRegistered(userId: userId) }
+        // Refused before the password costs an Argon2id or a key-service attempt: there is nothing to open.
+        guard !envelope.isLoggedOut else { throw .loggedOut(userId: userId) }
         if let binding, let stored = envelope.binding {
             let differences = stored.differences(from: binding)
             guard differences.isEmpty else { throw .bindingMismatch(userId: userId, differences) }
         }
         return envelope
+    }
+
+    /// Erases the refresh token from the user's envelope (``Envelope/erasingToken(now:)``): the user stays listed,
+    /// the key and device unlock stay, and no login opens from it any more. The caller holds the session lock.
+    func eraseRefreshToken(userId: String) throws(VaultError) {
+        try Self.validate(userId: userId)
+        let name = StoreFile.envelope.name(userId: userId)
+        try store.withLock { () throws(VaultError) in
+            guard let data = try store.read(name) else { return }
+            let envelope = try Envelope.decode(data, path: name)
+            guard !envelope.isLoggedOut else { return }
+            try store.write(envelope.erasingToken(now: now()).encoded(), to: name)
+        }
+        logger.debug("erased the refresh token from a user's envelope")
     }
 
     func readEnvelope(userId: String) throws(VaultError) -> Envelope? {
@@ -153,9 +169,13 @@ extension UserStorage {
         }
     }
 
-    /// Runs a `key` call and keeps the count of wrong secrets in a row: a success resets it, a 401 raises
-    /// it, and the 401 that reaches ``attemptsBeforeLock`` is reported as the lock it most likely caused
+    /// Runs a `key` call and keeps the count of wrong secrets in a row: a success resets it to a known 0, a 401
+    /// raises it, and the 401 that reaches ``attemptsBeforeLock`` is reported as the lock it most likely caused
     /// (`.keyLockedHere`: this device's count, not the key service's word).
+    ///
+    /// The record says whether the count is complete: it is written as `0` at a success and for a new key, so a
+    /// count that starts without it (the record removed, or a store that could not take it) is kept as `N?`, at
+    /// least N (``wrongPasswordsKnownHere(userId:)`` is then nil).
     func countingAttempts(
         userId: String,
         _ call: () async throws(VaultError) -> KeyServiceKey
@@ -165,15 +185,17 @@ extension UserStorage {
         do { result = .success(try await keyServiceCall(call)) } catch { result = .failure(error) }
         switch result {
         case .success(let key):
-            if store.exists(name) {
-                try store.withLock { () throws(VaultError) in try store.remove(name) }
+            // Best effort: a store that cannot take the record (read-only) still logs in; the count is then unknown.
+            if (try? store.read(name)) != Data("0".utf8) {
+                try? store.withLock { () throws(VaultError) in try store.write(Data("0".utf8), to: name) }
             }
             return key
         case .failure(let error) where error.isWrongPassword:
             let count = try store.withLock { () throws(VaultError) -> Int in
-                let previous = try store.read(name).flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0
-                try store.write(Data(String(previous + 1).utf8), to: name)
-                return previous + 1
+                let previous = try store.read(name).map { AttemptCount(String(decoding: $0, as: UTF8.self)) }
+                let count = AttemptCount(count: (previous?.count ?? 0) + 1, isComplete: previous?.isComplete ?? false)
+                try store.write(Data(count.text.utf8), to: name)
+                return count.count
             }
             logger.debug("the key service refused the secret", metadata: ["wrongInARow": "\(count)"])
             throw count >= Self.attemptsBeforeLock ? .keyLockedHere(host: error.host) : error

@@ -137,7 +137,8 @@ extension UserStorage {
         try store.withLock { () throws(VaultError) in
             try refuseUnreadableFormat(name)
             try store.write(envelope.encoded(), to: name)
-            try store.remove(StoreFile.attempts.name(userId: refreshToken.userId))
+            // A new key: no wrong password counted yet, known here.
+            try store.write(Data("0".utf8), to: StoreFile.attempts.name(userId: refreshToken.userId))
         }
         // The old device secret belonged to the old key.
         try deviceSecrets.remove(for: refreshToken.userId)
@@ -179,6 +180,7 @@ extension UserStorage {
         guard envelope.userId == unlocked.userId, envelope.keyId == unlocked.keyId else {
             throw .damagedRecord(path: name, "a new password was set meanwhile")
         }
+        guard !envelope.isLoggedOut else { throw .loggedOut(userId: unlocked.userId) }
         guard (try? envelope.openToken(dataKey: unlocked.dataKey)) != nil else {
             throw .damagedRecord(path: name, "it changed since this session opened it")
         }

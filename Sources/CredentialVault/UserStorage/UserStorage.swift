@@ -137,9 +137,11 @@ public actor UserStorage {
         }
     }
 
-    /// Whether an envelope is stored for `userId`.
+    /// Whether a login is stored for `userId`: an envelope that still holds a refresh token (a logout without
+    /// clearing the user erases the token and keeps the envelope).
     public func hasStoredRefreshToken(userId: String) -> Bool {
-        (try? readEnvelope(userId: userId)) != nil
+        guard let envelope = try? readEnvelope(userId: userId) else { return false }
+        return !envelope.isLoggedOut
     }
 
     /// Deletes everything of `userId`: the envelope and the device-unlock secret. Nothing of the user
@@ -160,7 +162,16 @@ public actor UserStorage {
     /// The key service counts too, and its word is the one that locks; this is what is known here.
     public func consecutiveWrongPasswords(userId: String) -> Int {
         guard let data = try? store.read(StoreFile.attempts.name(userId: userId)) else { return 0 }
-        return Int(String(decoding: data, as: UTF8.self)) ?? 0
+        return AttemptCount(String(decoding: data, as: UTF8.self)).count
+    }
+
+    /// ``consecutiveWrongPasswords(userId:)`` when this device has seen every attempt since the key's count was last
+    /// known to be 0 (a success here, or a new key); nil when it has not (its record is missing or was started
+    /// without that): the key service may then have counted more, and may already have locked the key.
+    package func wrongPasswordsKnownHere(userId: String) -> Int? {
+        guard let data = try? store.read(StoreFile.attempts.name(userId: userId)) else { return nil }
+        let count = AttemptCount(String(decoding: data, as: UTF8.self))
+        return count.isComplete ? count.count : nil
     }
 
     // MARK: Device unlock

@@ -9,18 +9,32 @@ import Darwin
 /// Where the agent for one store directory and user listens: `agent-HASH.sock` in
 /// `$XDG_RUNTIME_DIR/credential-vault` (else `/tmp/credential-vault-UID`), HASH a 64-bit FNV-1a hash of both, so
 /// two configurations never share a socket (a name, not a secret: the directory and `SO_PEERCRED` guard the socket).
+///
+/// Without `XDG_RUNTIME_DIR`, another local user can create `/tmp/credential-vault-UID` first. That directory is
+/// never used then: the sockets go to `$XDG_STATE_HOME/credential-vault/agent` (`~/.local/state/...`), which no one
+/// else can take. The choice depends only on what is on disk, so the agent and its clients make the same one.
 struct AgentAddress: Sendable {
     /// The directory of the agents' sockets: mode 0700, owned by this user.
     let directory: URL
     /// The socket's path.
     let socketPath: String
+    /// Why the usual directory was passed over, when it was (`/tmp/credential-vault-UID` is not ours): said once
+    /// when an agent starts.
+    let fallbackReason: String?
 
     init(store: URL, userId: String, environment: [String: String]) {
+        var reason: String?
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
             directory = URL(fileURLWithPath: runtime, isDirectory: true).appending(path: "credential-vault")
         } else {
-            directory = URL(fileURLWithPath: "/tmp/credential-vault-\(getuid())", isDirectory: true)
+            let shared = "/tmp/credential-vault-\(getuid())"
+            reason = Self.notOurs(shared)
+            directory =
+                reason == nil
+                ? URL(fileURLWithPath: shared, isDirectory: true)
+                : Paths.embeddedRoot(environment: environment).appending(path: "agent", directoryHint: .isDirectory)
         }
+        fallbackReason = reason
         let key = store.standardizedFileURL.path + "\u{0}" + userId
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
@@ -29,9 +43,27 @@ struct AgentAddress: Sendable {
             directory.appending(path: "agent-\(String(repeating: "0", count: 16 - name.count) + name).sock").path
     }
 
+    /// Why `path` cannot be this user's socket directory (something that is not a directory, or that another user
+    /// owns); nil when it is ours or not there yet (then it is created, 0700).
+    private static func notOurs(_ path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        if info.st_mode & 0o170000 != 0o040000 { return "\(path) is not a directory" }
+        if info.st_uid != getuid() { return "\(path) belongs to uid \(info.st_uid), not to you" }
+        return nil
+    }
+
     /// Creates the directory (0700) or checks the one there: a directory another user owns, or one that others may
     /// enter, could hold a socket planted by someone else.
     func prepareDirectory() throws {
+        if fallbackReason != nil {
+            // The parent (the state directory) is the user's own; only the last component needs mode 0700.
+            try? FileManager.default.createDirectory(
+                at: directory.deletingLastPathComponent(),
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+        }
         if mkdir(directory.path, 0o700) != 0, errno != EEXIST {
             throw CLIError.other("cannot create \(directory.path): \(String(cString: strerror(errno)))")
         }

@@ -9,20 +9,62 @@ import Darwin
 
 /// Asks a running agent over its socket: one request, one answer.
 enum AgentClient {
-    /// The agent's answer to `op`, or nil when no agent listens at `address`. A socket whose directory is not
-    /// ours and private, or whose listener runs as another user, is not asked (nil): nothing is sent to it.
+    /// How long a client waits for the agent to take its connection.
+    static let connectTimeout: TimeInterval = 5
+    /// How long a client waits for the whole answer once connected (a refresh at the issuer may be part of it).
+    static let answerTimeout = Duration.seconds(30)
+
+    /// What came of asking.
+    enum Outcome: Sendable {
+        /// The agent answered.
+        case answered(AgentReply)
+        /// No agent listens there (or one that is not ours and private: it is not asked).
+        case noAgent
+        /// Something listens but did not take the connection or answer in time.
+        case unanswered
+    }
+
+    /// The agent's answer to `op`, or nil when no agent listens at `address` or it does not answer in time (which is
+    /// said in one line on standard error: the caller then goes on without it). A socket whose directory is not ours
+    /// and private, or whose listener runs as another user, is not asked (nil): nothing is sent to it.
     static func ask(_ op: String, at address: AgentAddress) async -> AgentReply? {
-        guard (try? address.checkDirectory()) != nil else { return nil }
+        switch await exchange(op, at: address) {
+        case .answered(let reply):
+            return reply
+        case .noAgent:
+            return nil
+        case .unanswered:
+            Terminal.note(
+                "credential-vault: the agent on \(address.socketPath) did not answer within "
+                    + "\(Int(connectTimeout + answerTimeout.seconds)) s; going on without it."
+            )
+            return nil
+        }
+    }
+
+    /// One request and its answer, each step bounded in time.
+    static func exchange(_ op: String, at address: AgentAddress) async -> Outcome {
+        guard (try? address.checkDirectory()) != nil else { return .noAgent }
         let path = address.socketPath
-        return await BlockingThread.run("vault-agent-client") {
-            guard let connection = try? UnixSocket.connect(to: path, timeout: 30) else { return nil }
-            defer { close(connection) }
-            guard UnixSocket.peerUID(connection) == getuid() else { return nil }
-            let request = (try? JSONEncoder().encode(AgentRequest(op: op))) ?? Data()
-            guard UnixSocket.writeLine(connection, Array(request)), let line = UnixSocket.readLine(connection) else {
-                return nil
+        return await BlockingThread.run("vault-agent-client") { () -> Outcome in
+            let connection: Int32
+            do {
+                guard let connected = try UnixSocket.connect(to: path, timeout: connectTimeout) else { return .noAgent }
+                connection = connected
+            } catch {
+                return .unanswered
             }
-            return try? UntrustedJSON.decode(AgentReply.self, from: Data(line))
+            defer { close(connection) }
+            guard UnixSocket.peerUID(connection) == getuid() else { return .noAgent }
+            let deadline = ContinuousClock.now + answerTimeout
+            let request = (try? JSONEncoder().encode(AgentRequest(op: op))) ?? Data()
+            guard UnixSocket.writeLine(connection, Array(request)),
+                let line = UnixSocket.readLine(connection, deadline: deadline)
+            else {
+                return .unanswered
+            }
+            guard let reply = try? UntrustedJSON.decode(AgentReply.self, from: Data(line)) else { return .unanswered }
+            return .answered(reply)
         }
     }
 

@@ -13,11 +13,23 @@ import Darwin
 ///
 /// Every connection's peer is checked with `SO_PEERCRED`: a process of another user is refused and its connection
 /// closed before anything is read, whatever the file permissions let through.
+///
+/// A burst of connections cannot stop it: at most ``maximumConnections`` are served at once (the others wait in
+/// the kernel's queue, taking no descriptor here), each request must arrive whole within ``requestDeadline``, and
+/// an `accept` that fails for want of descriptors or memory is tried again after a short pause instead of ending
+/// the loop.
 final class AgentServer: Sendable {
+    /// The most connections served at once.
+    static let maximumConnections = 32
+    /// How long a client has, from the moment its connection is taken, to send its whole request line.
+    static let requestDeadline = Duration.seconds(5)
+
     private let listener: Int32
     private let path: String
     private let session: AgentSession
     private let stopped = Atomic<Bool>(false)
+    /// One place per connection served at once.
+    private let places = DispatchSemaphore(value: AgentServer.maximumConnections)
 
     /// Listens at `path` (replacing a socket file nobody serves any more).
     init(path: String, session: AgentSession) throws {
@@ -48,17 +60,29 @@ final class AgentServer: Sendable {
     private func acceptLoop() {
         let uid = getuid()
         while !stopped.load(ordering: .acquiring) {
+            // A place first: beyond the cap, connections wait in the listen queue, not in a thread of ours.
+            places.wait()
             let client = accept(listener, nil, nil)
             guard client >= 0 else {
-                if errno == EINTR || errno == ECONNABORTED { continue }
-                return
+                let code = errno
+                places.signal()
+                if stopped.load(ordering: .acquiring) { return }
+                if code == EINTR || code == ECONNABORTED { continue }
+                // Out of descriptors (EMFILE, ENFILE) or memory: the connection stays queued; try again shortly,
+                // once a served connection has given its descriptor back. Any other failure is retried the same way.
+                usleep(code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM ? 50_000 : 200_000)
+                continue
             }
             guard UnixSocket.peerUID(client) == uid else {
                 // Another user (or a peer whose credentials cannot be read): nothing is read, nothing is answered.
                 close(client)
+                places.signal()
                 continue
             }
-            let thread = Thread { [self] in serve(client) }
+            let thread = Thread { [self] in
+                serve(client)
+                places.signal()
+            }
             thread.name = "vault-agent-client"
             thread.start()
         }
@@ -68,7 +92,8 @@ final class AgentServer: Sendable {
     private func serve(_ client: Int32) {
         defer { close(client) }
         UnixSocket.setTimeout(client, seconds: 30)
-        guard let line = UnixSocket.readLine(client) else { return }
+        let deadline = ContinuousClock.now + Self.requestDeadline
+        guard let line = UnixSocket.readLine(client, deadline: deadline) else { return }
         let reply: AgentReply
         if let request = try? UntrustedJSON.decode(AgentRequest.self, from: Data(line)) {
             let handoff = Handoff()

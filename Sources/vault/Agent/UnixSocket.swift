@@ -50,10 +50,14 @@ enum UnixSocket {
     }
 
     /// A connection to `path`; nil when nothing listens there (no file, or a socket file nobody serves).
+    /// `timeout` bounds the connect too: a listener whose queue is full (an agent that stopped accepting) makes
+    /// connect wait, and this throws with `EAGAIN` once it has waited that long.
     static func connect(to path: String, timeout: TimeInterval) throws -> Int32? {
         var address = try address(path)
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure("socket") }
+        // A Unix socket's blocking connect waits at most the send timeout.
+        setTimeout(fd, seconds: timeout)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
@@ -65,7 +69,6 @@ enum UnixSocket {
             if [ENOENT, ECONNREFUSED, ENOTDIR].contains(code) { return nil }
             throw Failure("connect \(path)", code: code)
         }
-        setTimeout(fd, seconds: timeout)
         return fd
     }
 
@@ -97,12 +100,14 @@ enum UnixSocket {
     }
 
     /// One line (without its newline) from a socket or a pipe; nil when the peer closed first, timed out, or sent more
-    /// than the limit.
-    static func readLine(_ fd: Int32) -> [UInt8]? {
+    /// than the limit. With a `deadline`, the whole line must have arrived by then: a peer that sends a byte now and
+    /// then cannot stretch one request without limit (each read's own timeout would let it).
+    static func readLine(_ fd: Int32, deadline: ContinuousClock.Instant? = nil) -> [UInt8]? {
         var line: [UInt8] = []
         line.reserveCapacity(4096)
         var buffer = [UInt8](repeating: 0, count: 4096)
         while line.count <= maximumLine {
+            if let deadline, !waitReadable(fd, until: deadline) { return nil }
             let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { return nil }
@@ -113,6 +118,21 @@ enum UnixSocket {
             line.append(contentsOf: buffer[0..<count])
         }
         return nil
+    }
+
+    /// Waits until `fd` has something to read (or its peer hung up), at most until `deadline`; false when the deadline
+    /// passed first.
+    private static func waitReadable(_ fd: Int32, until deadline: ContinuousClock.Instant) -> Bool {
+        while true {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { return false }
+            let (seconds, attoseconds) = left.components
+            let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, milliseconds)
+            if ready > 0 { return true }
+            if ready < 0, errno != EINTR { return true }  // the read that follows reports the failure
+        }
     }
 
     /// Writes `bytes` and a newline to a socket (or with `pipe` to a pipe, where SIGPIPE must be ignored);

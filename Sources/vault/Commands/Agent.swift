@@ -21,8 +21,9 @@ struct Agent: AsyncParsableCommand {
             it runs for the same store and user (`--no-agent` unlocks anyway), and unlock by themselves otherwise.
 
             The socket is $XDG_RUNTIME_DIR/credential-vault/agent-HASH.sock (/tmp/credential-vault-UID/... when \
-            XDG_RUNTIME_DIR is unset), mode 600 in a directory of mode 700 that must be yours; HASH names the store \
-            and the user. The agent answers processes of your own user only (SO_PEERCRED), one JSON line each way: \
+            XDG_RUNTIME_DIR is unset; when that directory exists and is not yours, \
+            $XDG_STATE_HOME/credential-vault/agent/..., and it says so), mode 600 in a directory of mode 700 that \
+            must be yours; HASH names the store and the user. The agent answers processes of your own user only (SO_PEERCRED), one JSON line each way: \
             {"op":"token"} gets {"token","userId","expiresAt"}, {"op":"status"} and {"op":"lock"} too; a failure \
             is {"error","exit"}. With --json, `credential-vault agent` prints {"socket", "pid", "userId", "idleTimeout", \
             "maxLifetime" (seconds), "alreadyRunning"}.
@@ -81,6 +82,11 @@ struct Agent: AsyncParsableCommand {
                 return
             }
             try address.prepareDirectory()
+            if let reason = address.fallbackReason {
+                Terminal.note(
+                    "credential-vault: \(reason), so the agent's socket is in \(address.directory.path) instead."
+                )
+            }
             let deviceUnlockOn = await context.userStorage.hasDeviceUnlock(userId: userId)
             let device = !unlocking.noDeviceUnlock && deviceUnlockOn
             var secret: [UInt8] = device ? [] : Array(try prompt.read("Password for \(userId): ").utf8) + [10]

@@ -17,8 +17,8 @@ struct Exec: AsyncParsableCommand {
             credential-vault exec -- sh -c 'curl -H "Authorization: Bearer $ACCESS_TOKEN" https://api.example'
             The token goes into the environment variable named by --env (default ACCESS_TOKEN), never into the \
             command's arguments, where every local user could read it. The command is found on PATH (127 when it \
-            is not) and keeps this terminal. The token comes from a running `credential-vault agent` when there is one, as for `credential-vault token`. \
-            A command killed by a signal ends vault with 128 + that signal, as a shell would.
+            is not), keeps this terminal and gets no descriptor but 0, 1 and 2. The token comes from a running `credential-vault agent` when there is one, as for `credential-vault token`. \
+            A command killed by a signal ends credential-vault with 128 + that signal, as a shell would.
             """
     )
 
@@ -54,7 +54,9 @@ struct Exec: AsyncParsableCommand {
         environment[env] = served.token
         let pid: pid_t
         do {
-            pid = try ChildProcess.spawn(command, environment: environment)
+            // Only 0, 1 and 2: no descriptor of this process (a socket, the store's lock, a pipe of whoever started us)
+            // reaches the command.
+            pid = try ChildProcess.spawn(command, environment: environment, onlyStandardDescriptors: true)
         } catch let error as UnixSocket.Failure {
             Terminal.note("credential-vault: \(error.description)")
             throw ExitCode(error.code == ENOENT ? 127 : 126)

@@ -16,11 +16,18 @@ struct Lock: AsyncParsableCommand {
         try await VaultContext.with(connection, offline: true) { context in
             let userId = try await context.resolveUser()
             let address = context.agentAddress(userId: userId, environment: ProcessInfo.processInfo.environment)
-            guard let reply = await AgentClient.ask("lock", at: address), reply.locked == true else {
+            switch await AgentClient.exchange("lock", at: address) {
+            case .answered(let reply) where reply.locked == true:
+                Terminal.output("Locked: the agent for \(userId) dropped its session and exits.")
+            case .unanswered:
+                // Something holds the socket but does not answer: saying "no agent" would be wrong.
+                throw CLIError.other(
+                    "the agent on \(address.socketPath) did not answer within "
+                        + "\(Int(AgentClient.connectTimeout + AgentClient.answerTimeout.seconds)) s; it was not locked"
+                )
+            default:
                 Terminal.note("credential-vault: no agent runs for \(userId) (store \(context.storeDirectory.path))")
-                return
             }
-            Terminal.output("Locked: the agent for \(userId) dropped its session and exits.")
         }
     }
 }

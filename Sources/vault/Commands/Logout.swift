@@ -2,15 +2,19 @@ import ArgumentParser
 import CredentialVault
 import Foundation
 
-/// `credential-vault logout`: revoke the refresh token at the issuer; `--clear-user` also removes the stored login.
+/// `credential-vault logout`: ends the stored login here (the running agent first), revokes the refresh token at the
+/// issuer and says whether it did; `--clear-user` also removes the user's files.
 struct Logout: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Revoke the stored login at the issuer; with --clear-user also remove it from this device.",
+        abstract: "End the stored login here and revoke it at the issuer; with --clear-user also remove the user.",
         discussion: """
-            Opening the refresh token to revoke it needs the password (or device unlock). Without --clear-user \
-            the user stays listed but the login no longer works: `credential-vault register` logs in again. \
-            --clear-user --local-only removes the user's files without contacting the issuer (no password \
-            needed; use it for a locked key).
+            A running `credential-vault agent` for the user is ended first. Opening the refresh token to revoke it \
+            needs the password (or device unlock). The refresh token is then erased from this device whatever the \
+            issuer answers, and the last line says whether the issuer revoked it, has no revocation endpoint, or \
+            refused (with its words) or could not be reached: then the token stays valid at the issuer until it \
+            expires. Exit status 0 when the login is ended here. Without --clear-user the user stays listed but \
+            the login no longer works: `credential-vault register` logs in again. --clear-user --local-only \
+            removes the user's files without contacting the issuer (no password needed; use it for a locked key).
             """
     )
 
@@ -33,12 +37,26 @@ struct Logout: AsyncParsableCommand {
     func run() async throws {
         let prompt = passwords.prompt
         try await VaultContext.with(connection, offline: localOnly) { context in
-            let userId = try await context.resolveRegisteredUser()
-            if localOnly {
+            let userId = try await context.resolveUser()
+            // The agent hands out the session's access token without asking the store: it goes first.
+            let address = context.agentAddress(userId: userId, environment: ProcessInfo.processInfo.environment)
+            if await AgentClient.ask("lock", at: address)?.locked == true {
+                Terminal.note("credential-vault: the agent for \(userId) is ended.")
+            }
+            let loggedIn = await context.userStorage.hasStoredRefreshToken(userId: userId)
+            if localOnly || (clearUser && !loggedIn) {
+                // A user whose login an earlier logout ended has nothing left to revoke.
+                guard try await context.userStorage.availableUserIds.contains(userId) else {
+                    throw VaultError(.notRegistered, reason: "No login is stored for \(userId).")
+                }
                 try await context.userStorage.clear(userId: userId)
-                Terminal.output("Removed \(userId) from \(context.storeDirectory.path) (not revoked at the issuer).")
+                Terminal.output(
+                    "Removed \(userId) from \(context.storeDirectory.path) "
+                        + (loggedIn ? "(not revoked at the issuer)." : "(its login was already ended here).")
+                )
                 return
             }
+            _ = try await context.resolveRegisteredUser()
             do {
                 _ = try await context.unlock(userId: userId, prompt: prompt)
             } catch let error as VaultError where error.isKeyLockConfirmed && clearUser {
@@ -49,24 +67,29 @@ struct Logout: AsyncParsableCommand {
                 )
                 return
             }
+            // The library ends the login here whatever the issuer answers; a revocation error only says what the
+            // issuer did. A storage error (nothing ended here) still fails the command.
+            var outcome = "and the issuer revoked it."
             do {
                 try await Progress.run("Revoking the refresh token...") {
                     try await context.auth.logout(clearUser: clearUser)
                 }
-            } catch let error as VaultError where clearUser && (error.kind == .revocationFailed || error.isNetworkError)
-            {
-                let failure = CLIError.from(error)
-                throw CLIError(status: failure.status, description: "removed \(userId) from this device. \(failure)")
+            } catch let error as VaultError where error.kind == .revocationFailed || error.isNetworkError {
+                // "Logged out here, but the issuer refused ...: its words. The token stays valid ...".
+                let prefix = "Logged out here, but "
+                outcome =
+                    "but "
+                    + (error.reason.hasPrefix(prefix) ? String(error.reason.dropFirst(prefix.count)) : error.reason)
             }
             if clearUser {
                 Terminal.output(
-                    "Logged out \(userId): the refresh token is revoked and nothing of \(userId) is left in "
-                        + "\(context.storeDirectory.path)."
+                    "Logged out \(userId): nothing of it is left in \(context.storeDirectory.path), \(outcome)"
                 )
             } else {
                 Terminal.output(
-                    "Logged out \(userId): the refresh token is revoked at the issuer. `credential-vault register` logs in "
-                        + "again; `credential-vault logout --clear-user --local-only` removes the stored login."
+                    "Logged out \(userId): the refresh token is erased from \(context.storeDirectory.path), \(outcome) "
+                        + "`credential-vault register` logs in again; `credential-vault logout --clear-user --local-only` "
+                        + "removes the user."
                 )
             }
         }

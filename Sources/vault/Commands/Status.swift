@@ -21,10 +21,11 @@ struct Status: AsyncParsableCommand {
     func run() async throws {
         try await VaultContext.with(connection, offline: true) { context in
             let storage = context.userStorage
-            var rows: [(user: String, deviceUnlock: Bool, wrong: Int)] = []
+            var rows: [(user: String, deviceUnlock: Bool, wrong: Int, loggedIn: Bool)] = []
             for user in try await storage.availableUserIds {
                 let wrong = await storage.consecutiveWrongPasswords(userId: user)
-                rows.append((user, await storage.hasDeviceUnlock(userId: user), wrong))
+                let loggedIn = await storage.hasStoredRefreshToken(userId: user)
+                rows.append((user, await storage.hasDeviceUnlock(userId: user), wrong, loggedIn))
             }
             let issuer =
                 context.isEmbedded
@@ -38,6 +39,7 @@ struct Status: AsyncParsableCommand {
                         "deviceUnlock": .bool(row.deviceUnlock),
                         "wrongPasswordsInARow": .number(Double(row.wrong)),
                         "keyLocked": .bool(row.wrong >= 3),
+                        "loggedIn": .bool(row.loggedIn),
                     ])
                 }
                 let object: JSONValue = .object([
@@ -64,10 +66,12 @@ struct Status: AsyncParsableCommand {
             )
             for (row, user) in zip(rows, users) {
                 let key =
-                    row.wrong >= 3
-                    ? "likely locked (3 wrong passwords in a row here; the key service decides)"
-                    : row.wrong > 0
-                        ? "\(row.wrong) wrong password\(row.wrong == 1 ? "" : "s") in a row" : "ok as far as known"
+                    !row.loggedIn
+                    ? "logged out here (`credential-vault register` logs in again)"
+                    : row.wrong >= 3
+                        ? "likely locked (3 wrong passwords in a row here; the key service decides)"
+                        : row.wrong > 0
+                            ? "\(row.wrong) wrong password\(row.wrong == 1 ? "" : "s") in a row" : "ok as far as known"
                 Terminal.output(
                     user.padding(toLength: width, withPad: " ", startingAt: 0) + "  set       "
                         + (row.deviceUnlock ? "on " : "off") + "            " + key

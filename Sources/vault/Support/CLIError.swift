@@ -15,7 +15,7 @@ struct CLIError: Error, CustomStringConvertible {
     ///
     /// The status of a ``VaultError`` is computed from its questions only (``ExitStatus/init(_:)``), never
     /// from its kind. `userId` names the user in the message when known; `attempts` is the count of wrong
-    /// passwords in a row recorded so far (for "n more locks it").
+    /// passwords in a row recorded so far when this device knows it whole (for "n more locks it"), nil when not.
     static func from(_ error: any Error, userId: String? = nil, attempts: Int? = nil) -> CLIError {
         if let error = error as? CLIError { return error }
         guard let error = error as? VaultError else {
@@ -46,7 +46,11 @@ struct CLIError: Error, CustomStringConvertible {
                 message += "; \(left) more wrong password\(left == 1 ? "" : "s") in a row lock\(left == 1 ? "s" : "") "
                 message += "the key for good"
             } else {
-                message += "; three wrong passwords in a row lock the key for good"
+                // This device has not seen every attempt (its count was lost, or never kept): no number it could
+                // give is sure, and the key service may have counted this one as the third.
+                message +=
+                    "; the key service locks the key after three wrong passwords in a row and may already have "
+                    + "locked it (this device does not know how many were tried)"
             }
             return CLIError(status: status, description: message + ".")
         case .notRegistered:

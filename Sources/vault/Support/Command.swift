@@ -47,7 +47,7 @@ enum Command {
             await context?.stop()
             let user = context?.userId
             var attempts: Int?
-            if let user, let context { attempts = await context.userStorage.consecutiveWrongPasswords(userId: user) }
+            if let user, let context { attempts = await context.userStorage.wrongPasswordsKnownHere(userId: user) }
             throw fail(CLIError.from(error, userId: user, attempts: attempts))
         }
     }

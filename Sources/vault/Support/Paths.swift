@@ -4,7 +4,9 @@ import Foundation
 /// The XDG locations `credential-vault` uses.
 enum Paths {
     static func configFile(environment: [String: String]) -> URL {
-        base(environment["XDG_CONFIG_HOME"], fallback: ".config").appending(path: "credential-vault/config.json")
+        base(environment["XDG_CONFIG_HOME"], fallback: ".config", environment: environment).appending(
+            path: "credential-vault/config.json"
+        )
     }
 
     /// The library's default store: `$XDG_DATA_HOME/credential-vault` (the library's own rule).
@@ -14,7 +16,9 @@ enum Paths {
 
     /// Everything of the embedded default: `$XDG_STATE_HOME/credential-vault`.
     static func embeddedRoot(environment: [String: String]) -> URL {
-        base(environment["XDG_STATE_HOME"], fallback: ".local/state").appending(path: "credential-vault")
+        base(environment["XDG_STATE_HOME"], fallback: ".local/state", environment: environment).appending(
+            path: "credential-vault"
+        )
     }
 
     /// The embedded KeyServiceMock's state (SQLite, pepper, remembered port).
@@ -27,14 +31,21 @@ enum Paths {
         embeddedRoot(environment: environment).appending(path: "store")
     }
 
-    /// `~/x` as `$HOME/x`, for paths written in the config file.
-    static func expandingTilde(_ path: String) -> String {
+    /// `~/x` as `$HOME/x`, for paths written in the config file (the home directory by ``HomeDirectory``'s rule).
+    static func expandingTilde(
+        _ path: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    )
+        -> String
+    {
         guard path == "~" || path.hasPrefix("~/") else { return path }
-        return FileManager.default.homeDirectoryForCurrentUser.path + path.dropFirst()
+        return HomeDirectory.url(environment: environment).path + path.dropFirst()
     }
 
-    private static func base(_ value: String?, fallback: String) -> URL {
+    /// `value` when it is an absolute path, else `fallback` in the home directory (``HomeDirectory``: `$HOME` first,
+    /// then the password database).
+    private static func base(_ value: String?, fallback: String, environment: [String: String]) -> URL {
         if let value, value.hasPrefix("/") { return URL(fileURLWithPath: value, isDirectory: true) }
-        return FileManager.default.homeDirectoryForCurrentUser.appending(path: fallback)
+        return HomeDirectory.url(environment: environment).appending(path: fallback)
     }
 }

@@ -35,6 +35,7 @@ struct AuthFixture {
     static func with<Result>(
         accessTokenLifetime: TimeInterval = 300,
         leeway: TimeInterval = 60,
+        offersRevocation: Bool = true,
         isolation: isolated (any Actor)? = #isolation,
         _ body: (AuthFixture) async throws -> Result
     ) async throws -> Result {
@@ -42,6 +43,7 @@ struct AuthFixture {
         var mock = KeyServiceMockConfiguration()
         mock.now = clock.dateProvider
         mock.accessTokenLifetime = accessTokenLifetime
+        mock.offersRevocation = offersRevocation
         return try await KeyServiceMockServer.withServer(mock) { server in
             let root = try TemporaryDirectory.make()
             defer { try? FileManager.default.removeItem(at: root) }

@@ -9,11 +9,13 @@ struct FaultMiddleware: RouterMiddleware {
     let faults: FaultInjection
     private let keyServicePrefix: String
     private let tokenPath: String
+    private let revocationPath: String
 
     init(faults: FaultInjection, layout: Layout) {
         self.faults = faults
         keyServicePrefix = layout.path(Layout.keyService) + "/"
         tokenPath = layout.path(Layout.token)
+        revocationPath = layout.path(Layout.revocation)
     }
 
     func handle(
@@ -23,7 +25,15 @@ struct FaultMiddleware: RouterMiddleware {
     ) async throws -> Response {
         let path = request.uri.path
         let scope: FaultInjection.Scope? =
-            path.hasPrefix(keyServicePrefix) ? .keyService : (path == tokenPath ? .tokenEndpoint : nil)
+            if path.hasPrefix(keyServicePrefix) {
+                .keyService
+            } else if path == tokenPath {
+                .tokenEndpoint
+            } else if path == revocationPath {
+                .revocationEndpoint
+            } else {
+                nil
+            }
         guard let fault = faults.fault(for: scope) else {
             return try await next(request, context)
         }

@@ -5,7 +5,8 @@ struct DiscoveryDocument: Encodable {
     let tokenEndpoint: String
     let jwksURI: String
     let userinfoEndpoint: String
-    let revocationEndpoint: String
+    /// Absent when the configuration offers no revocation (``KeyServiceMockConfiguration/offersRevocation``).
+    let revocationEndpoint: String?
     let endSessionEndpoint: String
     let responseTypesSupported: [String]
     let responseModesSupported: [String]
@@ -16,7 +17,7 @@ struct DiscoveryDocument: Encodable {
     let tokenEndpointAuthMethodsSupported: [String]
     /// Listed with dynamic registration only: the algorithms a `private_key_jwt` assertion may use.
     let tokenEndpointAuthSigningAlgValuesSupported: [String]?
-    let revocationEndpointAuthMethodsSupported: [String]
+    let revocationEndpointAuthMethodsSupported: [String]?
     /// The RFC 7591 registration endpoint, with dynamic registration only.
     let registrationEndpoint: String?
     let scopesSupported: [String]

@@ -223,7 +223,7 @@ struct IdentityProvider: Sendable {
             tokenEndpoint: url(Layout.token),
             jwksURI: url(Layout.certs),
             userinfoEndpoint: url(Layout.userinfo),
-            revocationEndpoint: url(Layout.revocation),
+            revocationEndpoint: configuration.offersRevocation ? url(Layout.revocation) : nil,
             endSessionEndpoint: url(Layout.endSession),
             responseTypesSupported: ["code"],
             responseModesSupported: ["query"],
@@ -234,7 +234,7 @@ struct IdentityProvider: Sendable {
             tokenEndpointAuthMethodsSupported: tokenEndpointAuthMethods,
             tokenEndpointAuthSigningAlgValuesSupported: configuration.dynamicRegistration
                 ? BackendServices.algorithms : nil,
-            revocationEndpointAuthMethodsSupported: tokenEndpointAuthMethods,
+            revocationEndpointAuthMethodsSupported: configuration.offersRevocation ? tokenEndpointAuthMethods : nil,
             registrationEndpoint: configuration.dynamicRegistration ? url(Layout.registration) : nil,
             scopesSupported: ["openid", "profile", "offline_access"],
             claimsSupported: [
