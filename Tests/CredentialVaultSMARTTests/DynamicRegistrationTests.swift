@@ -187,7 +187,8 @@ struct DynamicRegistrationTests {
         let uri = try #require(registration.registrationClientURI)
         var body = registration.metadata
         body["client_id"] = .string(registration.clientId)
-        body["jwks"] = try #require(jwks)
+        let published: JSONValue = try #require(jwks)
+        body["jwks"] = published
         let request = HTTPRequest(
             method: "PUT",
             url: uri,
