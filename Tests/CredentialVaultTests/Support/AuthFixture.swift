@@ -54,7 +54,8 @@ struct AuthFixture {
                 requestTimeout: VaultFixture.requestTimeout,
                 opsLimit: VaultFixture.opsLimit,
                 memLimitBytes: VaultFixture.memLimitBytes,
-                now: clock.dateProvider
+                now: clock.dateProvider,
+                monotonicNow: clock.instantProvider
             )
             let transport = CountingTransport()
             let fixture = AuthFixture(
