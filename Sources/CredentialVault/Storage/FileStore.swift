@@ -122,7 +122,8 @@ struct FileStore: Sendable {
     /// take the new envelope fails before the issuer rotates anything.
     ///
     /// Held with flock until it is written or released, so ``removeStaleTemporaryFiles()`` in another process leaves
-    /// it alone. A copy-on-write file system (btrfs, ZFS) may still need blocks for the write: there the reservation
+    /// it alone; call it holding the directory's lock (``withLock(_:)``), as that cleanup does, so the file is locked
+    /// before the cleanup can see it. A copy-on-write file system (btrfs, ZFS) may still need blocks for the write: there the reservation
     /// narrows the window, it does not close it.
     /// - Throws: ``VaultError/storeCannotReserve(directory:bytes:errorNumber:)`` (no space, read-only, quota, no
     ///   permission...).
@@ -133,13 +134,36 @@ struct FileStore: Sendable {
         guard fd >= 0 else { throw .storeCannotReserve(directory: path, bytes: size, errorNumber: errno) }
         let reservation = StoreReservation(fd: fd, path: temporary)
         flock(fd, LOCK_EX | LOCK_NB)
+        #if canImport(Glibc)
         // glibc writes a byte into each block where the file system has no fallocate; either way the blocks are
         // taken now.
         let result = posix_fallocate(fd, 0, off_t(size))
+        #else
+        let result = Self.writeZeros(fd, count: size)
+        #endif
         guard result == 0 else { throw .storeCannotReserve(directory: path, bytes: size, errorNumber: result) }
         guard fsync(fd) == 0 else { throw .storeCannotReserve(directory: path, bytes: size, errorNumber: errno) }
         return reservation
     }
+
+    #if !canImport(Glibc)
+    /// Writes `count` zero bytes at the start of `fd`: 0, or the errno of the write that failed.
+    private static func writeZeros(_ fd: Int32, count: Int) -> Int32 {
+        let zeros = [UInt8](repeating: 0, count: 65_536)
+        var offset = 0
+        while offset < count {
+            let written = zeros.withUnsafeBytes {
+                pwrite(fd, $0.baseAddress!, min($0.count, count - offset), off_t(offset))
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += written
+        }
+        return 0
+    }
+    #endif
 
     /// Replaces `name` with `data` through `reservation` (from ``reserve()``): its bytes are written over the
     /// reserved ones, the file is cut to their length and flushed, renamed over `name`, and the directory flushed,

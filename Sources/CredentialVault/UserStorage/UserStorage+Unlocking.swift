@@ -187,7 +187,7 @@ extension UserStorage {
 
     /// Takes the space of the next envelope in the store (``FileStore/reserve()``), before a refresh is sent.
     func reserveEnvelopeSpace() throws(VaultError) -> StoreReservation {
-        try store.reserve()
+        try store.withLock { () throws(VaultError) in try store.reserve() }
     }
 
     /// Seals `refreshToken` and its context into `envelope` (read by ``verifiedEnvelope(in:)`` under the same session lock)

@@ -4,7 +4,8 @@ struct SignalTally {
     var signals: [String: Int] = [:]
     /// Children that ended by the signal they were sent (after the envelope was on disk, when it came in the window).
     var endedBySignal = 0
-    /// Signals sent after `received N` and before `sealed N`: between the rotated token's arrival and the fsync.
+    /// Children whose last line was `received N` (no `sealed N`): the signal struck during a refresh, after its
+    /// request, and (held until the fsync, when the child holds them) ended it before the call returned.
     var inWindow = 0
     /// Stored logins the issuer refused afterwards. Goal 0.
     var lostLogins = 0
@@ -16,7 +17,7 @@ struct SignalTally {
     /// `PROOF signals: ...`, the line a CI log reader greps.
     var figureLine: String {
         let counts = signals.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-        return "PROOF signals: \(total) signals (\(counts)), \(inWindow) in the receive-to-fsync window, "
-            + "\(lostLogins) lost logins, \(endedBySignal) ended by their signal; \(misses.count) misses"
+        return "PROOF signals: \(total) signals (\(counts)), "
+            + "\(inWindow) during a refresh (after its request, before its sealed line), \(lostLogins) lost logins, \(endedBySignal) ended by their signal; \(misses.count) misses"
     }
 }
