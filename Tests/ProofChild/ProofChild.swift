@@ -1,8 +1,8 @@
 import Foundation
 
 /// A test helper process for the proof suites (Tests/CredentialVaultTests/Proof): the crash suite kills it with
-/// -9, the signal suite interrupts it, the disk-fault suite runs one storage call in it under a fault. Every line it prints is for the parent;
-/// none carries a password or a token.
+/// -9, the signal suite interrupts it, the disk-fault suite runs one storage call in it under a fault. Every line it
+/// prints is for the parent; none carries a password or a token.
 ///
 /// Usage:
 /// - `vault-proof-child crash-loop ISSUER KEY_SERVICE STORE USER_ID` (``CrashLoop``)

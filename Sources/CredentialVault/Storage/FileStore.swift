@@ -123,8 +123,8 @@ struct FileStore: Sendable {
     ///
     /// Held with flock until it is written or released, so ``removeStaleTemporaryFiles()`` in another process leaves
     /// it alone; call it holding the directory's lock (``withLock(_:)``), as that cleanup does, so the file is locked
-    /// before the cleanup can see it. A copy-on-write file system (btrfs, ZFS) may still need blocks for the write: there the reservation
-    /// narrows the window, it does not close it.
+    /// before the cleanup can see it. A copy-on-write file system (btrfs, ZFS) may still need blocks for the write:
+    /// there the reservation narrows the window, it does not close it.
     /// - Throws: ``VaultError/storeCannotReserve(directory:bytes:errorNumber:)`` (no space, read-only, quota, no
     ///   permission...).
     func reserve() throws(VaultError) -> StoreReservation {

@@ -18,6 +18,7 @@ struct SignalTally {
     var figureLine: String {
         let counts = signals.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
         return "PROOF signals: \(total) signals (\(counts)), "
-            + "\(inWindow) during a refresh (after its request, before its sealed line), \(lostLogins) lost logins, \(endedBySignal) ended by their signal; \(misses.count) misses"
+            + "\(inWindow) during a refresh (after its request, before its sealed line), \(lostLogins) lost logins, "
+            + "\(endedBySignal) ended by their signal; \(misses.count) misses"
     }
 }
