@@ -185,9 +185,13 @@ extension UserStorage {
         return envelope
     }
 
-    /// Takes the space of the next envelope in the store (``FileStore/reserve()``), before a refresh is sent.
+    /// Takes the space of the next envelope in the store (``FileStore/reserve()``), before a refresh is sent. The
+    /// reservations of killed processes (a megabyte each) go first.
     func reserveEnvelopeSpace() throws(VaultError) -> StoreReservation {
-        try store.withLock { () throws(VaultError) in try store.reserve() }
+        try store.withLock { () throws(VaultError) in
+            store.removeStaleTemporaryFiles()
+            return try store.reserve()
+        }
     }
 
     /// Seals `refreshToken` and its context into `envelope` (read by ``verifiedEnvelope(in:)`` under the same session lock)

@@ -30,6 +30,35 @@ struct FullStoreRefreshTests {
         }
     }
 
+    @Test("a refresh first removes the temporary files killed processes left, so their space does not fill the store")
+    func staleReservations() async throws {
+        try await AuthFixture.with { fixture in
+            if let refusal = try await DiskFaultProofTests.tmpfsRefusal(under: fixture.root) {
+                Issue.record("no tmpfs here, so no full file system to refresh on: \(refusal)")
+                return
+            }
+            guard case .success(let disk) = try await Tmpfs.mount(at: fixture.root.appending(path: "disk"), size: "4m")
+            else { throw FixtureError("mounting the tmpfs failed") }
+            do {
+                var configuration = fixture.configuration
+                let store = disk.mountPoint.appending(path: "store")
+                configuration.storeDirectory = store
+                let vault = try Vault(configuration: configuration, transport: fixture.transport)
+                let userId = try await vault.auth.performOpenIDConnectFlow { url in await Browser.follow(url) }
+                try await vault.auth.storeRefreshToken(withNewPassword: AuthFixture.password)
+                // What a process killed while holding its reservation leaves: a temporary file nobody holds.
+                let stale = store.appending(path: ".tmp-0123456789abcdef")
+                try Data(count: 3 << 20).write(to: stale)
+                _ = try await vault.auth.loginWithPassword(userId: userId, password: AuthFixture.password)
+                #expect(!FileManager.default.fileExists(atPath: stale.path))
+                try await disk.unmount()
+            } catch {
+                try? await disk.unmount()
+                throw error
+            }
+        }
+    }
+
     private func refreshOnFullStore(_ fixture: AuthFixture, disk: Tmpfs) async throws {
         var configuration = fixture.configuration
         let store = disk.mountPoint.appending(path: "store")
