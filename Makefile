@@ -38,8 +38,10 @@ CLI := vaultTests\.
 # The proof suites of issue 15 (Tests/CredentialVaultTests/Proof): the crash suite kills a child process 300 times and
 # checks the store after each kill; the disk-fault suite lays each fault on a store, one of them a 60-second lock
 # wait. They run in a phase of their own, after the ALONE phase, so the kills land on children that are not starved by
-# the CPU-heavy suites, and each prints its `PROOF crash:` / `PROOF disk:` figure line.
-PROOF := CredentialVaultTests\.CrashProofTests|CredentialVaultTests\.DiskFaultProofTests
+# the CPU-heavy suites, and each prints its `PROOF crash:` / `PROOF disk:` figure line. Issue 21's signal suite sends
+# SIGINT, SIGTERM and SIGHUP to a refresh loop (`PROOF signals:`), and its full-store suite refreshes on a small tmpfs
+# filled up: both with the proofs, for the same reasons.
+PROOF := CredentialVaultTests\.CrashProofTests|CredentialVaultTests\.DiskFaultProofTests|CredentialVaultTests\.SignalProofTests|CredentialVaultTests\.FullStoreRefreshTests
 
 # The hostile-input suite (make proof-fuzz) keeps both cores busy for its whole run: it has a phase of its own.
 FUZZ := ^HostileInputTests\.

@@ -28,7 +28,8 @@ public struct VaultConfiguration: Sendable {
     public var keyServiceURL: URL
     /// Where envelopes live; nil for `$XDG_DATA_HOME/credential-vault`.
     public var storeDirectory: URL?
-    /// An access token is refreshed when it has less than this left (seconds). It is also the clock skew
+    /// An access token is refreshed when it has less than this left (seconds), or less than a quarter of its
+    /// lifetime when that is shorter (``Auth/getAccessToken(forceRefresh:)``). It is also the clock skew
     /// tolerated on an id_token's `exp`, `iat` and `nbf`, up to five minutes.
     public var leeway: TimeInterval
     /// Seconds to wait for any one HTTP answer.
@@ -40,8 +41,13 @@ public struct VaultConfiguration: Sendable {
     /// The fewest characters a new password may have; at least 1 (an empty password is always refused).
     /// Short PINs are reasonable: the key service locks the key after three wrong ones.
     public var minimumPasswordLength: Int
-    /// The clock; tests pass their own.
+    /// The wall clock; tests pass their own.
     public var now: @Sendable () -> Date
+    /// The device's monotonic clock (``ContinuousClock``, which counts on while the device sleeps), on which an
+    /// access token's freshness is measured: from the moment its request was sent, for the lifetime the issuer
+    /// stated, so a wall clock set minutes wrong neither refreshes at every call nor hands out an expired token.
+    /// Tests pass their own.
+    public var monotonicNow: @Sendable () -> ContinuousClock.Instant
     /// Where the library says what it does: requests and decisions at debug, never a secret or a body.
     public var logger: Logger
 
@@ -71,6 +77,7 @@ public struct VaultConfiguration: Sendable {
         memLimitBytes: UInt64 = Argon2idParameters.defaultMemLimitBytes,
         minimumPasswordLength: Int = 1,
         now: @escaping @Sendable () -> Date = { Date() },
+        monotonicNow: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
         logger: Logger = Logger(label: "credential-vault")
     ) {
         self.issuer = issuer
@@ -88,6 +95,7 @@ public struct VaultConfiguration: Sendable {
         self.memLimitBytes = memLimitBytes
         self.minimumPasswordLength = minimumPasswordLength
         self.now = now
+        self.monotonicNow = monotonicNow
         self.logger = logger
     }
 

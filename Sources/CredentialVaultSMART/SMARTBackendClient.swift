@@ -7,8 +7,8 @@ public import Logging
 /// or ES384, `iss` = `sub` = the client id, `aud` the token endpoint, a minute to live, a fresh `jti`, `kid` in the
 /// header) and asking for `system/` scopes with the `client_credentials` grant.
 ///
-/// The access token is kept in memory until it has less than the leeway left, and then fetched again, with one
-/// request for any number of concurrent callers. FHIR requests come from ``FHIRAccess``.
+/// The access token is kept in memory until it has less than the leeway left (measured on the monotonic clock, as
+/// ``Auth`` does), and then fetched again, with one request for any number of concurrent callers. FHIR requests come from ``FHIRAccess``.
 public actor SMARTBackendClient: FHIRAccess {
     /// The FHIR server.
     public nonisolated let fhirBase: URL
@@ -22,16 +22,27 @@ public actor SMARTBackendClient: FHIRAccess {
     public nonisolated let fhirConnection: FHIRConnection
     private let leeway: TimeInterval
     private let now: @Sendable () -> Date
+    private let monotonicNow: @Sendable () -> ContinuousClock.Instant
     private var discovered: SMARTConfiguration?
-    private var kept: (token: AccessToken, scope: String?, until: Date)?
-    private var inFlight: Task<Result<(AccessToken, String?), VaultError>, Never>?
+    private var kept: (token: AccessToken, scope: String?, until: ContinuousClock.Instant)?
+    private var inFlight: Task<Result<Fetched, VaultError>, Never>?
+
+    /// One `client_credentials` answer: the token, the granted scope, and when the token stops being handed out.
+    private struct Fetched: Sendable {
+        let token: AccessToken
+        let scope: String?
+        let until: ContinuousClock.Instant?
+    }
 
     /// A backend service of the FHIR server at `fhirBase`.
     /// - Parameters:
     ///   - privateKeyPEM: an RSA key (2048 bits or more: RS384) or a P-384 key (ES384) in PEM; a P-256 key signs ES256.
     ///   - keyId: the `kid` the server knows the key's public half by.
     ///   - scopes: `system/` scopes, such as `system/*.rs` or `system/Patient.rs`.
-    ///   - leeway: a token with less than this left (seconds) is fetched again.
+    ///   - leeway: a token with less than this left (seconds), or less than a quarter of its lifetime, is fetched
+    ///     again.
+    ///   - now, monotonicNow: the wall clock and the monotonic clock (``VaultConfiguration/monotonicNow``); tests pass
+    ///     their own.
     /// - Throws: ``VaultError`` `isConfigurationError`: an insecure FHIR base, a key that is not one of these, a scope
     ///   that is not a `system/` scope.
     public init(
@@ -43,6 +54,7 @@ public actor SMARTBackendClient: FHIRAccess {
         leeway: TimeInterval = VaultConfiguration.defaultLeeway,
         requestTimeout: TimeInterval = VaultConfiguration.defaultRequestTimeout,
         now: @escaping @Sendable () -> Date = { Date() },
+        monotonicNow: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
         logger: Logger = Logger(label: "credential-vault"),
         transport: any HTTPTransport = URLSessionTransport()
     ) throws(VaultError) {
@@ -66,6 +78,7 @@ public actor SMARTBackendClient: FHIRAccess {
         self.scopes = scopes
         self.leeway = leeway
         self.now = now
+        self.monotonicNow = monotonicNow
         fhirConnection = FHIRConnection(transport: transport, timeout: requestTimeout, logger: logger)
     }
 
@@ -91,19 +104,19 @@ public actor SMARTBackendClient: FHIRAccess {
     /// - Throws: ``VaultError``: `.serverRefused` with the server's OAuth error (`invalid_client` for a refused
     ///   assertion), `isNetworkError`, discovery errors.
     public func accessToken(forceRefresh: Bool = false) async throws(VaultError) -> AccessToken {
-        if !forceRefresh, let kept, now() < kept.until { return kept.token }
-        if let inFlight { return try await inFlight.value.get().0 }
+        if !forceRefresh, let kept, monotonicNow() < kept.until { return kept.token }
+        if let inFlight { return try await inFlight.value.get().token }
         let task = Task { await self.fetch() }
         inFlight = task
         let result = await task.value
         inFlight = nil
-        let (token, scope) = try result.get()
+        let fetched = try result.get()
         // A token without any expiry is fetched again at every use rather than trusted forever.
-        kept = token.expireDate.map { (token, scope, $0.addingTimeInterval(-leeway)) }
-        return token
+        kept = fetched.until.map { (fetched.token, fetched.scope, $0) }
+        return fetched.token
     }
 
-    private func fetch() async -> Result<(AccessToken, String?), VaultError> {
+    private func fetch() async -> Result<Fetched, VaultError> {
         do throws(VaultError) {
             let smart = try await ready()
             let endpoint = TokenEndpoint(
@@ -117,6 +130,7 @@ public actor SMARTBackendClient: FHIRAccess {
                 logger: fhirConnection.logger
             )
             let scope = scopes.joined(separator: " ")
+            let requestedAt = monotonicNow()
             let response: TokenResponse
             do {
                 response = try await endpoint.clientCredentials(scope: scope)
@@ -135,7 +149,14 @@ public actor SMARTBackendClient: FHIRAccess {
                 expiresIn: response.expiresIn,
                 now: now()
             )
-            return .success((token, response.context["scope"]?.stringValue))
+            let until = AccessTokenFreshness.freshUntil(
+                token,
+                expiresIn: response.expiresIn,
+                requestedAt: requestedAt,
+                wallClock: now(),
+                leeway: leeway
+            )
+            return .success(Fetched(token: token, scope: response.context["scope"]?.stringValue, until: until))
         } catch {
             return .failure(error)
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CredentialVault
 
 @main
 struct VaultCommand: AsyncParsableCommand {
@@ -46,9 +47,11 @@ struct VaultCommand: AsyncParsableCommand {
         ]
     )
 
-    /// The entry point: the process is hardened (no core files) before any argument is parsed or secret read.
+    /// The entry point: the process is hardened (no core files) before any argument is parsed or secret read, and
+    /// SIGINT, SIGTERM and SIGHUP wait while a rotated refresh token is on its way to disk.
     static func main() async {
         ProcessHardening.apply()
+        TerminationSignals.install()
         await main(nil)
     }
 }

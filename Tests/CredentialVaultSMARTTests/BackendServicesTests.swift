@@ -35,7 +35,8 @@ struct BackendServicesTests {
                 keyId: "svc-key",
                 scopes: ["system/*.rs"],
                 requestTimeout: 60,
-                now: clock.dateProvider
+                now: clock.dateProvider,
+                monotonicNow: clock.instantProvider
             )
             try await body(server, clock, client)
         }

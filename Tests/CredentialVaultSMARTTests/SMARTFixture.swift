@@ -67,7 +67,8 @@ struct SMARTFixture {
                 // OWASP's floor (2 passes over 19 MiB): the cheapest cost the vault accepts.
                 opsLimit: 2,
                 memLimitBytes: 19 << 20,
-                now: clientClock.dateProvider
+                now: clientClock.dateProvider,
+                monotonicNow: clientClock.instantProvider
             )
             let fixture = SMARTFixture(
                 server: server,

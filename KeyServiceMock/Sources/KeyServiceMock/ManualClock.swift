@@ -11,10 +11,13 @@ import NIOConcurrencyHelpers
 /// ```
 public final class ManualClock: Sendable {
     private let current: NIOLockedValueBox<Date>
+    private let start: Date
+    private let startInstant = ContinuousClock.now
 
     /// A clock that starts at `start` (the real time now, by default).
     public init(_ start: Date = Date()) {
         current = NIOLockedValueBox(start)
+        self.start = start
     }
 
     /// The clock's time.
@@ -28,5 +31,11 @@ public final class ManualClock: Sendable {
     /// A closure that reads this clock, to pass as ``KeyServiceMockConfiguration/now``.
     public var dateProvider: @Sendable () -> Date {
         { [self] in self.now }
+    }
+
+    /// A monotonic instant that moves with this clock (and only with it): the instant the clock was made, plus how far
+    /// it has moved since. For a client that measures durations on a monotonic clock.
+    public var instantProvider: @Sendable () -> ContinuousClock.Instant {
+        { [self] in self.startInstant.advanced(by: .seconds(self.now.timeIntervalSince(self.start))) }
     }
 }

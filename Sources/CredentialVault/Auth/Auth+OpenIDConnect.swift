@@ -136,6 +136,7 @@ extension Auth {
 
         let code = try Self.code(from: redirect, state: state, redirectURI: redirectURI, metadata: metadata)
         let endpoint = try await tokenEndpoint(for: registration)
+        let requestedAt = configuration.monotonicNow()
         let response: TokenResponse
         do {
             response = try await endpoint.exchange(
@@ -162,7 +163,8 @@ extension Auth {
             refreshToken: RefreshToken(token: refresh, userId: userId, context: response.context, client: registration),
             idToken: idToken
         )
-        keep(accessToken(response, userId: userId))
+        let token = accessToken(response, userId: userId)
+        keep(token, until: freshUntil(token, response, requestedAt: requestedAt))
         configuration.logger.debug("the OpenID Connect login is complete; the tokens are in memory")
         return userId
     }

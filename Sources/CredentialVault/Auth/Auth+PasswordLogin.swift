@@ -60,7 +60,7 @@ extension Auth {
             )
         }
         session = ActiveSession(userId: userId, refreshToken: redeemed.refreshToken, envelope: persist ? envelope : nil)
-        keep(redeemed.accessToken)
+        keep(redeemed.accessToken, until: redeemed.freshUntil)
         return redeemed.accessToken
     }
 }

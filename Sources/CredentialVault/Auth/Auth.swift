@@ -24,9 +24,9 @@ public actor Auth {
     private var metadataCache: ProviderMetadata?
     private var keysCache: ProviderKeys?
     var session: ActiveSession?
-    /// The session's access token and the moment it stops being handed out (its expiry minus the leeway),
+    /// The session's access token and the monotonic instant it stops being handed out (``AccessTokenFreshness``),
     /// kept apart from the session so the hot path of ``getAccessToken(forceRefresh:)`` copies nothing else.
-    private var fresh: (token: AccessToken, until: Date)?
+    private var fresh: (token: AccessToken, until: ContinuousClock.Instant)?
     private var refreshInFlight: (sessionId: UUID, task: Task<Result<AccessToken, VaultError>, Never>)?
     var pendingRedirect: (id: UUID, prefix: String, continuation: CheckedContinuation<URL?, Never>)?
 
@@ -100,11 +100,17 @@ public actor Auth {
 
     /// The session's access token while it stays valid for the leeway, otherwise a new one.
     ///
+    /// Freshness is measured on the device's monotonic clock from when the token was asked for, for the lifetime the
+    /// issuer stated (`expires_in`, or a JWT's `exp - iat`), so a wall clock set wrong neither refreshes at every call
+    /// nor hands out an expired token. The leeway is ``VaultConfiguration/leeway``, at most a quarter of the lifetime.
+    ///
     /// The token may be opaque or a JWT (``AccessToken/jwt``); either is handed out. Concurrent callers share one refresh. A rotated refresh token is written to the envelope before
-    /// any caller gets the new access token, so a restart never strands the user.
+    /// any caller gets the new access token, so a restart never strands the user. A store that cannot take the new
+    /// envelope fails the call before the refresh is sent (the login is kept); with ``TerminationSignals`` installed,
+    /// SIGINT, SIGTERM and SIGHUP wait until the envelope is on disk.
     /// - Throws: ``VaultError``: `.notLoggedIn`; `isLoginExpired` ends the session.
     public func getAccessToken(forceRefresh: Bool = false) async throws(VaultError) -> AccessToken {
-        if !forceRefresh, let fresh, configuration.now() < fresh.until { return fresh.token }
+        if !forceRefresh, let fresh, configuration.monotonicNow() < fresh.until { return fresh.token }
         guard let current = session else { throw .notLoggedIn }
         if let inFlight = refreshInFlight, inFlight.sessionId == current.id {
             return try await inFlight.task.value.get()
@@ -133,7 +139,7 @@ public actor Auth {
             // only) stay.
             let added = now.refreshToken.context.filter { current.refreshToken.context[$0.key] != $0.value }
             session?.refreshToken = redeemed.refreshToken.addingContext(added)
-            keep(redeemed.accessToken)
+            keep(redeemed.accessToken, until: redeemed.freshUntil)
             return .success(redeemed.accessToken)
         } catch {
             if error.isLoginExpired, session?.id == id {
@@ -147,26 +153,37 @@ public actor Auth {
     /// One refresh_token grant; a rotated refresh token is sealed into `envelope` (when given) before returning.
     ///
     /// The caller holds the session lock. The envelope on disk is read and checked before the request
-    /// (`onto`, when the caller already has it), so that between the answer and the fsync there is only
-    /// sealing and the write: a process killed in that window is the only way to lose a rotated token.
+    /// (`onto`, when the caller already has it), and the space of the new one is reserved, so that between the answer
+    /// and the fsync there is only sealing and a write that needs no new block: a store that cannot take the new
+    /// envelope fails before anything is sent. From the request to the fsync SIGINT, SIGTERM and SIGHUP are held
+    /// (``TerminationSignals``): a process killed with SIGKILL in that window is the only way to lose a rotated token.
     func redeem(
         _ refreshToken: RefreshToken,
         sealingIn envelope: UnlockedEnvelope?,
         onto onDisk: Envelope? = nil
     ) async throws(VaultError) -> Redemption {
         var prepared = onDisk
-        if let envelope, prepared == nil { prepared = try await userStorage.verifiedEnvelope(in: envelope) }
+        var reservation: StoreReservation?
+        if let envelope {
+            if prepared == nil { prepared = try await userStorage.verifiedEnvelope(in: envelope) }
+            reservation = try await userStorage.reserveEnvelopeSpace()
+        }
         let clock = ContinuousClock()
+        let requestedAt = configuration.monotonicNow()
         let started = clock.now
-        let (response, client) = try await refreshGrant(refreshToken)
-        let answered = clock.now
-        // A rotated token replaces the old one; context fields the answer names replace the stored ones, and those
-        // it omits stay (a SMART refresh may leave the launch context out).
-        var updated = (response.refreshToken.map { refreshToken.replacingToken($0) } ?? refreshToken)
-            .addingContext(response.context)
-        if let client { updated = updated.replacingClient(client) }
-        if updated != refreshToken, let envelope, let prepared {
-            try await userStorage.persist(updated, onto: prepared, in: envelope)
+        let (response, updated, answered) = try await TerminationSignals.holding {
+            () async throws(VaultError) -> (TokenResponse, RefreshToken, ContinuousClock.Instant) in
+            let (response, client) = try await refreshGrant(refreshToken)
+            let answered = clock.now
+            // A rotated token replaces the old one; context fields the answer names replace the stored ones, and
+            // those it omits stay (a SMART refresh may leave the launch context out).
+            var updated = (response.refreshToken.map { refreshToken.replacingToken($0) } ?? refreshToken)
+                .addingContext(response.context)
+            if let client { updated = updated.replacingClient(client) }
+            if updated != refreshToken, let envelope, let prepared {
+                try await userStorage.persist(updated, onto: prepared, in: envelope, reservation: reservation)
+            }
+            return (response, updated, answered)
         }
         configuration.logger.debug(
             "refresh_token grant answered",
@@ -176,8 +193,10 @@ public actor Auth {
                 "sealed": "\(envelope != nil)",
             ]
         )
+        let token = accessToken(response, userId: refreshToken.userId)
         return Redemption(
-            accessToken: accessToken(response, userId: refreshToken.userId),
+            accessToken: token,
+            freshUntil: freshUntil(token, response, requestedAt: requestedAt),
             refreshToken: updated,
             tokenEndpointTime: answered - started,
             persistTime: clock.now - answered
@@ -217,9 +236,25 @@ public actor Auth {
         )
     }
 
-    /// An access token without any expiry is refreshed on every call rather than trusted forever.
-    func keep(_ token: AccessToken) {
-        fresh = token.expireDate.map { (token, $0.addingTimeInterval(-configuration.leeway)) }
+    /// When `token`, from `response` to a request sent at `requestedAt`, stops being handed out
+    /// (``AccessTokenFreshness``).
+    func freshUntil(
+        _ token: AccessToken,
+        _ response: TokenResponse,
+        requestedAt: ContinuousClock.Instant
+    ) -> ContinuousClock.Instant? {
+        AccessTokenFreshness.freshUntil(
+            token,
+            expiresIn: response.expiresIn,
+            requestedAt: requestedAt,
+            wallClock: configuration.now(),
+            leeway: configuration.leeway
+        )
+    }
+
+    /// An access token without any expiry (`until` nil) is refreshed on every call rather than trusted forever.
+    func keep(_ token: AccessToken, until: ContinuousClock.Instant?) {
+        fresh = until.map { (token, $0) }
     }
 
     /// Forgets the session: cancels its refresh, drops its tokens and its data key (which zeroes it).

@@ -112,6 +112,25 @@ extension VaultError {
         fileSystem(operation, path: path, String(cString: strerror(errno)))
     }
 
+    /// The store could not take the space of a new envelope before a refresh: nothing was sent, the login is kept.
+    /// `errorNumber` is the errno of the failed call.
+    static func storeCannotReserve(directory: String, bytes: Int, errorNumber: Int32) -> VaultError {
+        let why = String(cString: strerror(errorNumber))
+        let remedy =
+            switch errorNumber {
+            case ENOSPC, EDQUOT, EFBIG:
+                "Free at least \(bytes) bytes (\(bytes >> 10) KiB) on the file system that holds \(directory)"
+            case EROFS: "Make the file system that holds \(directory) writable"
+            default: "Make \(directory) writable for this user"
+            }
+        return VaultError(
+            .fileSystemFailed,
+            "The store \(directory) cannot take a new envelope (reserving \(bytes) bytes for it failed: \(why)). "
+                + "No refresh was sent, so the login is kept. \(remedy), then try again.",
+            origin: .store
+        )
+    }
+
     /// Another process held the lock at `path` past the wait.
     static func lockTimeout(path: String, waited: Duration) -> VaultError {
         VaultError(

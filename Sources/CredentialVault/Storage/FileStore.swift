@@ -113,6 +113,82 @@ struct FileStore: Sendable {
         try syncDirectory()
     }
 
+    /// The space a reservation takes: the largest file this store reads back (``maximumFileSize``), so every envelope
+    /// a refresh can write that a later call could open fits it.
+    static let reservationSize = maximumFileSize
+
+    /// A temporary file of ``reservationSize`` bytes whose blocks are allocated and flushed now, so that
+    /// ``write(_:to:into:)`` later changes only its bytes: taken before a refresh is sent, so that a store that cannot
+    /// take the new envelope fails before the issuer rotates anything.
+    ///
+    /// Held with flock until it is written or released, so ``removeStaleTemporaryFiles()`` in another process leaves
+    /// it alone; call it holding the directory's lock (``withLock(_:)``), as that cleanup does, so the file is locked
+    /// before the cleanup can see it. A copy-on-write file system (btrfs, ZFS) may still need blocks for the write:
+    /// there the reservation narrows the window, it does not close it.
+    /// - Throws: ``VaultError/storeCannotReserve(directory:bytes:errorNumber:)`` (no space, read-only, quota, no
+    ///   permission...).
+    func reserve() throws(VaultError) -> StoreReservation {
+        let size = Self.reservationSize
+        let temporary = filePath(".tmp-\(Hex.encode(SecureRandom.bytes(count: 8)))")
+        let fd = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .storeCannotReserve(directory: path, bytes: size, errorNumber: errno) }
+        let reservation = StoreReservation(fd: fd, path: temporary)
+        flock(fd, LOCK_EX | LOCK_NB)
+        #if canImport(Glibc)
+        // glibc writes a byte into each block where the file system has no fallocate; either way the blocks are
+        // taken now.
+        let result = posix_fallocate(fd, 0, off_t(size))
+        #else
+        let result = Self.writeZeros(fd, count: size)
+        #endif
+        guard result == 0 else { throw .storeCannotReserve(directory: path, bytes: size, errorNumber: result) }
+        guard fsync(fd) == 0 else { throw .storeCannotReserve(directory: path, bytes: size, errorNumber: errno) }
+        return reservation
+    }
+
+    #if !canImport(Glibc)
+    /// Writes `count` zero bytes at the start of `fd`: 0, or the errno of the write that failed.
+    private static func writeZeros(_ fd: Int32, count: Int) -> Int32 {
+        let zeros = [UInt8](repeating: 0, count: 65_536)
+        var offset = 0
+        while offset < count {
+            let written = zeros.withUnsafeBytes {
+                pwrite(fd, $0.baseAddress!, min($0.count, count - offset), off_t(offset))
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            offset += written
+        }
+        return 0
+    }
+    #endif
+
+    /// Replaces `name` with `data` through `reservation` (from ``reserve()``): its bytes are written over the
+    /// reserved ones, the file is cut to their length and flushed, renamed over `name`, and the directory flushed,
+    /// the same atomic replacement as ``write(_:to:)``.
+    func write(_ data: Data, to name: String, into reservation: StoreReservation) throws(VaultError) {
+        let final = filePath(name)
+        var offset = 0
+        while offset < data.count {
+            let written = data.withUnsafeBytes { bytes in
+                pwrite(reservation.fd, bytes.baseAddress! + offset, bytes.count - offset, off_t(offset))
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw .fileSystem("write", path: reservation.path)
+            }
+            offset += written
+        }
+        guard ftruncate(reservation.fd, off_t(data.count)) == 0 else {
+            throw .fileSystem("truncate", path: reservation.path)
+        }
+        guard fsync(reservation.fd) == 0 else { throw .fileSystem("flush", path: reservation.path) }
+        guard rename(reservation.path, final) == 0 else { throw .fileSystem("replace", path: final) }
+        try syncDirectory()
+    }
+
     /// Removes `name`; a missing file is not an error.
     func remove(_ name: String) throws(VaultError) {
         let file = filePath(name)
@@ -171,7 +247,14 @@ struct FileStore: Sendable {
     /// Removes temporary files a killed writer left behind; call it holding the lock.
     func removeStaleTemporaryFiles() {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
-        for name in names where name.hasPrefix(".tmp-") { unlink(filePath(name)) }
+        for name in names where name.hasPrefix(".tmp-") {
+            let file = filePath(name)
+            // A reservation another process holds (flock) is in use: its refresh may be on its way.
+            let fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { unlink(file) }
+        }
     }
 
     private func filePath(_ name: String) -> String {

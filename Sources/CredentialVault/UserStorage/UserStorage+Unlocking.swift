@@ -187,12 +187,22 @@ extension UserStorage {
         return envelope
     }
 
+    /// Takes the space of the next envelope in the store (``FileStore/reserve()``), before a refresh is sent. The
+    /// reservations of killed processes (a megabyte each) go first.
+    func reserveEnvelopeSpace() throws(VaultError) -> StoreReservation {
+        try store.withLock { () throws(VaultError) in
+            store.removeStaleTemporaryFiles()
+            return try store.reserve()
+        }
+    }
+
     /// Seals `refreshToken` and its context into `envelope` (read by ``verifiedEnvelope(in:)`` under the same session lock)
-    /// and writes it: no other work between the token's arrival and the fsync.
+    /// and writes it, through `reservation` when given: no other work between the token's arrival and the fsync.
     func persist(
         _ refreshToken: RefreshToken,
         onto envelope: Envelope,
-        in unlocked: UnlockedEnvelope
+        in unlocked: UnlockedEnvelope,
+        reservation: StoreReservation? = nil
     ) throws(VaultError) {
         guard refreshToken.userId == unlocked.userId else {
             throw .unexpectedRecord("the token belongs to another user")
@@ -201,7 +211,12 @@ extension UserStorage {
             try envelope.resealing(refreshToken, dataKey: unlocked.dataKey, now: now())
         }
         try store.withLock { () throws(VaultError) in
-            try store.write(updated.encoded(), to: StoreFile.envelope.name(userId: unlocked.userId))
+            let name = StoreFile.envelope.name(userId: unlocked.userId)
+            if let reservation {
+                try store.write(updated.encoded(), to: name, into: reservation)
+            } else {
+                try store.write(updated.encoded(), to: name)
+            }
         }
         logger.debug("sealed a rotated refresh token")
     }

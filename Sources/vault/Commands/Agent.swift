@@ -228,6 +228,8 @@ struct Agent: AsyncParsableCommand {
             while !(await session.endIfExpired()) {
                 try? await Task.sleep(for: .milliseconds(200))
             }
+            // A refresh that was answered is written before the process goes: SIGTERM must not lose the login.
+            await TerminationSignals.waitUntilNothingHeld()
             server.stop()
         }
     }

@@ -81,17 +81,32 @@ final class ProofChildProcess: Sendable {
         when ready: @escaping @Sendable ([String]) -> Bool,
         delay: Duration
     ) async throws -> (lines: [String], killed: Bool) {
+        try await signal(SIGKILL, when: ready, delay: delay)
+    }
+
+    /// Reads until `ready` holds for the lines so far, waits `delay`, then sends signal `number`; returns every line
+    /// the child printed before it ended, and whether the signal was sent and ended it.
+    func signal(
+        _ number: Int32,
+        when ready: @escaping @Sendable ([String]) -> Bool,
+        delay: Duration
+    ) async throws -> (lines: [String], killed: Bool) {
         try await onOwnThread {
             let seen = self.readBlocking(until: ready)
-            var killed = false
+            var sent = false
             if ready(seen) {
                 let (seconds, attoseconds) = delay.components
                 usleep(UInt32(seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
-                killed = sendSignal(self.process.processIdentifier, SIGKILL) == 0
+                sent = sendSignal(self.process.processIdentifier, number) == 0
+                // A child that outlives its signal by 30 s is a failure, not a hang.
+                for _ in 0..<3_000 where self.process.isRunning { usleep(10_000) }
+                if self.process.isRunning { _ = sendSignal(self.process.processIdentifier, SIGKILL) }
             }
             self.process.waitUntilExit()
             let all = self.readBlocking(until: { _ in false })
-            return (all, killed && self.process.terminationReason == .uncaughtSignal)
+            let endedBySignal =
+                self.process.terminationReason == .uncaughtSignal && self.process.terminationStatus == number
+            return (all, sent && endedBySignal)
         }
     }
 

@@ -56,7 +56,8 @@ struct AuthFixture {
                 requestTimeout: VaultFixture.requestTimeout,
                 opsLimit: VaultFixture.opsLimit,
                 memLimitBytes: VaultFixture.memLimitBytes,
-                now: clock.dateProvider
+                now: clock.dateProvider,
+                monotonicNow: clock.instantProvider
             )
             let transport = CountingTransport()
             let fixture = AuthFixture(
