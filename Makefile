@@ -46,6 +46,12 @@ PROOF := CredentialVaultTests\.CrashProofTests|CredentialVaultTests\.DiskFaultPr
 # The hostile-input suite (make proof-fuzz) keeps both cores busy for its whole run: it has a phase of its own.
 FUZZ := ^HostileInputTests\.
 
+# Each phase of `make test` runs under a time limit in seconds (Tests/phase-limit.sh NAME SECONDS COMMAND): a hang fails
+# the run with a line naming the phase. The limits are about three times what each phase takes on a two-core machine
+# (the build a fresh clone's, proof-races with its ThreadSanitizer build), so that one hang is caught well inside CI's
+# 90 minutes: they catch hangs, not slow code.
+LIMIT := Tests/phase-limit.sh
+
 # Every Swift test in five phases: the rest in parallel, the CLI suites in parallel, the ALONE suites one test at a
 # time, the PROOF suites, then the hostile-input suite (within a phase, the suites that must run alone say why with
 # `.serialized`); then the concurrency suites again under ThreadSanitizer (proof-races), and the planted race that
@@ -61,14 +67,15 @@ test: deps
 		skip="the django-oauth-toolkit venv could not be built from PyPI (run make interop-deps to see why)"; \
 		echo "make test: SKIPPING the interop suite: $$skip"; \
 	fi; \
-	$(SWIFT) build --build-tests && \
-	CREDENTIAL_VAULT_SKIP_INTEROP="$$skip" $(SWIFT) test --skip-build --skip '$(ALONE)|$(CLI)|$(PROOF)|$(FUZZ)' && \
-	$(SWIFT) test --skip-build --filter '$(CLI)' && \
-	$(SWIFT) test --skip-build --no-parallel --filter '$(ALONE)' && \
-	$(SWIFT) test --skip-build --filter '$(PROOF)' && \
-	$(MAKE) --no-print-directory proof-fuzz-run && \
-	$(MAKE) --no-print-directory proof-races && \
-	$(MAKE) --no-print-directory proof-races-planted; \
+	$(LIMIT) build 1200 $(SWIFT) build --build-tests && \
+	CREDENTIAL_VAULT_SKIP_INTEROP="$$skip" \
+		$(LIMIT) parallel 900 $(SWIFT) test --skip-build --skip '$(ALONE)|$(CLI)|$(PROOF)|$(FUZZ)' && \
+	$(LIMIT) CLI 600 $(SWIFT) test --skip-build --filter '$(CLI)' && \
+	$(LIMIT) ALONE 600 $(SWIFT) test --skip-build --no-parallel --filter '$(ALONE)' && \
+	$(LIMIT) PROOF 900 $(SWIFT) test --skip-build --filter '$(PROOF)' && \
+	$(LIMIT) hostile-input 600 $(MAKE) --no-print-directory proof-fuzz-run && \
+	$(LIMIT) proof-races 1200 $(MAKE) --no-print-directory proof-races && \
+	$(LIMIT) proof-races-planted 600 $(MAKE) --no-print-directory proof-races-planted; \
 	status=$$?; \
 	if [ -n "$$skip" ]; then echo "make test: the interop suite was SKIPPED: $$skip"; fi; \
 	exit $$status
@@ -144,6 +151,17 @@ $(INTEROP_STAMP): $(INTEROP_REQUIREMENTS) | deps
 	$(INTEROP_VENV)/bin/python -m pip check
 	touch $@
 
+# The release build: every product of the package (credential-vault, keyservice-mock, the test children) in
+# .build-release, and every benchmark program (the Benchmarks package: login, heartbeat, the echo server) in
+# .build-benchmarks, built and not run. CI runs it after make test, so a change that breaks a release build or a
+# benchmark fails the run; the bench-* targets below reuse both builds.
+RELEASE_SCRATCH := .build-release
+BENCHMARK_SCRATCH := .build-benchmarks
+.PHONY: build-release
+build-release: deps
+	$(SWIFT) build -c release --scratch-path $(RELEASE_SCRATCH)
+	$(SWIFT) build -c release --package-path Benchmarks --scratch-path $(BENCHMARK_SCRATCH)
+
 # keyservice-mock's POST /key against a plain Hummingbird JSON echo, with wrk (installed when missing and root).
 .PHONY: bench-keyservice
 bench-keyservice: deps
@@ -154,28 +172,29 @@ bench-keyservice: deps
 			echo "wrk is missing: install it with: sudo apt-get install -y wrk"; exit 1; \
 		fi; \
 	}
-	SWIFT=$(SWIFT) Benchmarks/keyservice-throughput/run.sh
+	SWIFT=$(SWIFT) RELEASE_SCRATCH=$(RELEASE_SCRATCH) BENCHMARK_SCRATCH=$(BENCHMARK_SCRATCH) \
+		Benchmarks/keyservice-throughput/run.sh
 
 # Password login split into its steps next to a floor (the same two HTTP requests with a bare client
 # plus one fsync'd atomic write), and getAccessToken next to a bare actor call; release build.
 .PHONY: bench-login
 bench-login: deps
-	cd Benchmarks/login && $(SWIFT) run -c release login-benchmark
+	$(SWIFT) run -c release --package-path Benchmarks --scratch-path $(BENCHMARK_SCRATCH) login-benchmark
 
 # The largest pause a task sees while 8 concurrent 64 MiB Argon2id derivations run, beside a baseline measured in
 # the same run (the same heartbeat with no KDF running); release build.
 .PHONY: bench-heartbeat
 bench-heartbeat: deps
-	cd Benchmarks/heartbeat && $(SWIFT) run -c release heartbeat-benchmark
+	$(SWIFT) run -c release --package-path Benchmarks --scratch-path $(BENCHMARK_SCRATCH) heartbeat-benchmark
 
 # SIGKILL `credential-vault token` at random moments (300 by default) and count logins lost in the window between the
 # issuer's rotation and the sealed write, and unreadable envelopes; release build.
 .PHONY: bench-kill
 bench-kill: deps
-	SWIFT=$(SWIFT) Benchmarks/kill-window/run.sh $(KILLS)
+	SWIFT=$(SWIFT) RELEASE_SCRATCH=$(RELEASE_SCRATCH) Benchmarks/kill-window/run.sh $(KILLS)
 
 # `credential-vault token` served by `credential-vault agent` next to `credential-vault --version` (the floor) and next to a password unlock, medians
 # from one run, and the token-endpoint requests 100 agent-backed calls cause while the token is fresh; release build.
 .PHONY: bench-cli
 bench-cli: deps
-	SWIFT=$(SWIFT) Benchmarks/cli-agent/run.sh $(RUNS)
+	SWIFT=$(SWIFT) RELEASE_SCRATCH=$(RELEASE_SCRATCH) Benchmarks/cli-agent/run.sh $(RUNS)

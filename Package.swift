@@ -35,6 +35,8 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
         ),
+        // `stat(2)` in Swift types, in a module that imports the C library and nothing else (see FileStatus).
+        .target(name: "VaultPOSIX"),
         .target(
             name: "VaultCrypto",
             dependencies: ["CSodium"],
@@ -44,7 +46,7 @@ let package = Package(
         .target(
             name: "CredentialVault",
             dependencies: [
-                "VaultCrypto", .product(name: "Logging", package: "swift-log"),
+                "VaultCrypto", "VaultPOSIX", .product(name: "Logging", package: "swift-log"),
                 // id_token signatures: the cryptography is jwt-kit's (over swift-crypto), never ours.
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -59,7 +61,7 @@ let package = Package(
             name: "vault",
             // No KeyServiceMock: the embedded default and the demo run the keyservice-mock executable as a child.
             dependencies: [
-                "CredentialVault", "CredentialVaultSMART",
+                "CredentialVault", "CredentialVaultSMART", "VaultPOSIX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -67,7 +69,7 @@ let package = Package(
         .target(
             name: "KeyServiceMock",
             dependencies: [
-                "VaultCrypto",
+                "VaultCrypto", "VaultPOSIX",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // Backend Services client assertions (RS384, ES384, ...): verified by jwt-kit, never by our own code.
@@ -83,16 +85,17 @@ let package = Package(
         .executableTarget(
             name: "keyservice-mock",
             dependencies: [
-                "KeyServiceMock",
+                "KeyServiceMock", "VaultPOSIX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "KeyServiceMock/Sources/keyservice-mock"
         ),
-        // What several test targets share: a log capture and the scanner for marker secrets.
+        // What several test targets share: a log capture, the scanner for marker secrets, and the launcher of child
+        // processes (TestProcess). Never KeyServiceMock: making this target depend on it coincided with crashes.
         .target(
             name: "VaultTestSupport",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: ["VaultPOSIX", .product(name: "Logging", package: "swift-log")],
             path: "Tests/VaultTestSupport"
         ),
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto"], resources: [.copy("Vectors")]),
@@ -136,7 +139,7 @@ let package = Package(
         .testTarget(
             name: "HostileInputTests",
             dependencies: [
-                "CredentialVault", "CredentialVaultSMART", "VaultCrypto", "vault",
+                "CredentialVault", "CredentialVaultSMART", "VaultCrypto", "VaultTestSupport", "vault",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),

@@ -21,8 +21,11 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 echo "building credential-vault and keyservice-mock (release)..."
-(cd "$root" && "$SWIFT" build -c release --product credential-vault >/dev/null && "$SWIFT" build -c release --product keyservice-mock >/dev/null)
-bin="$(cd "$root" && "$SWIFT" build -c release --show-bin-path)"
+# The release build `make build-release` makes (CI runs it): only what changed since is compiled again.
+scratch=(--scratch-path "${RELEASE_SCRATCH:-.build-release}")
+(cd "$root" && "$SWIFT" build -c release "${scratch[@]}" --product credential-vault >/dev/null &&
+    "$SWIFT" build -c release "${scratch[@]}" --product keyservice-mock >/dev/null)
+bin="$(cd "$root" && "$SWIFT" build -c release "${scratch[@]}" --show-bin-path)"
 
 mkdir -m 700 "$work/state" "$work/home" "$work/run"
 "$bin/keyservice-mock" --port 0 --state-dir "$work/state" --log-level debug >"$work/mock.out" 2>"$work/mock.err" &

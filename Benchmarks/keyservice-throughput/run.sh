@@ -27,10 +27,13 @@ trap cleanup EXIT INT TERM
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk" >&2; exit 1; }
 
 echo "building keyservice-mock and echo-server (release)..."
-(cd "$root" && "$SWIFT" build -c release --product keyservice-mock >/dev/null)
-(cd "$here" && "$SWIFT" build -c release --product echo-server >/dev/null)
-mock_bin="$(cd "$root" && "$SWIFT" build -c release --show-bin-path)/keyservice-mock"
-echo_bin="$(cd "$here" && "$SWIFT" build -c release --show-bin-path)/echo-server"
+# The release builds `make build-release` makes (CI runs it): only what changed since is compiled again.
+release="--scratch-path ${RELEASE_SCRATCH:-.build-release}"
+benchmarks="--package-path Benchmarks --scratch-path ${BENCHMARK_SCRATCH:-.build-benchmarks}"
+(cd "$root" && "$SWIFT" build -c release $release --product keyservice-mock >/dev/null)
+(cd "$root" && "$SWIFT" build -c release $benchmarks --product echo-server >/dev/null)
+mock_bin="$(cd "$root" && "$SWIFT" build -c release $release --show-bin-path)/keyservice-mock"
+echo_bin="$(cd "$root" && "$SWIFT" build -c release $benchmarks --show-bin-path)/echo-server"
 
 # Starts a server and prints the URL of its ready line. It runs inside $(...), a subshell, so the
 # server's pid goes to a file for cleanup to find.

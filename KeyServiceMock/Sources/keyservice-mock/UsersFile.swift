@@ -1,5 +1,6 @@
 import Foundation
 import KeyServiceMock
+import VaultPOSIX
 
 #if canImport(Glibc)
 import Glibc
@@ -22,17 +23,19 @@ enum UsersFile {
         }
         // The permissions of the file actually opened, not of whatever the path names a moment later.
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            throw Refusal("cannot read the users file \(path): \(String(cString: strerror(errno)))")
+        let info: FileStatus
+        do throws(FileStatus.Failure) {
+            info = try FileStatus(descriptor: descriptor)
+        } catch {
+            throw Refusal("cannot read the users file \(path): \(String(cString: strerror(error.errorNumber)))")
         }
-        guard info.st_mode & S_IFMT == S_IFREG else {
+        guard info.kind == .regularFile else {
             throw Refusal("the users file \(path) is not a regular file")
         }
-        guard info.st_mode & 0o077 == 0 else {
+        guard info.permissions & 0o077 == 0 else {
             throw Refusal(
                 "the users file \(path) holds passwords but is open to others (mode "
-                    + "\(String(info.st_mode & 0o777, radix: 8))): run chmod 600 \(path)"
+                    + "\(String(info.permissions & 0o777, radix: 8))): run chmod 600 \(path)"
             )
         }
         let data: Data

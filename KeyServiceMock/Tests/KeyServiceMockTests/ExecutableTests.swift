@@ -1,21 +1,24 @@
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The built `keyservice-mock`, run as a separate process.
+/// The built `keyservice-mock`, run as a separate process (``TestProcess``: posix_spawn, a process group of its own,
+/// killed with the group when the last reference goes).
 final class MockProcess: Sendable {
-    let process: Process
+    let child: TestProcess
     let baseURL: URL
     let readyLine: String
 
     var keyServiceURL: URL { baseURL.appendingPathComponent("auth/realms/demo/keyservice/v1") }
+    var pid: Int32 { child.pid }
 
-    private init(process: Process, baseURL: URL, readyLine: String) {
-        self.process = process
+    private init(child: TestProcess, baseURL: URL, readyLine: String) {
+        self.child = child
         self.baseURL = baseURL
         self.readyLine = readyLine
     }
@@ -36,7 +39,8 @@ final class MockProcess: Sendable {
     }
 
     /// Starts the executable with `arguments` and waits for its ready line; its standard error goes to
-    /// `standardError` when given, else to this process's.
+    /// `standardError` when given, else nowhere. It stops on its own when this test process is gone
+    /// (`--exit-on-stdin-eof`, its standard input a pipe only this process holds).
     ///
     /// With `ignoringFileSizeSignal`, it starts with SIGXFSZ ignored (through `sh`, whose `trap ''` an
     /// `exec` keeps), so that a write past its file-size limit fails with EFBIG instead of killing it.
@@ -45,19 +49,14 @@ final class MockProcess: Sendable {
         standardError: FileHandle? = nil,
         ignoringFileSizeSignal: Bool = false
     ) async throws -> MockProcess {
-        let process = Process()
-        if ignoringFileSizeSignal {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", #"trap '' XFSZ; exec "$0" "$@""#, try executable.path] + arguments
-        } else {
-            process.executableURL = try executable
-            process.arguments = arguments
-        }
-        let output = Pipe()
-        process.standardOutput = output
-        if let standardError { process.standardError = standardError }
-        try process.run()
-        let handle = output.fileHandleForReading
+        let server = [try executable.path] + arguments + ["--exit-on-stdin-eof"]
+        let child = try TestProcess(
+            ignoringFileSizeSignal ? ["/bin/sh", "-c", #"trap '' XFSZ; exec "$0" "$@""#] + server : server,
+            input: .pipe,
+            output: .pipe,
+            error: standardError.map { .descriptor($0.fileDescriptor) } ?? .none
+        )
+        let handle = try #require(child.output)
         let line = try await withThrowingTaskGroup(of: String?.self) { group in
             group.addTask {
                 try await onOwnThread {
@@ -79,43 +78,25 @@ final class MockProcess: Sendable {
             return first
         }
         guard let line, let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://") }) else {
-            process.terminate()
             throw LaunchError(description: "keyservice-mock printed no ready line")
         }
-        return MockProcess(process: process, baseURL: try #require(URL(string: String(url))), readyLine: line)
+        return MockProcess(child: child, baseURL: try #require(URL(string: String(url))), readyLine: line)
     }
 
     /// Runs the executable with `arguments` to its end (for the runs that refuse to start).
     static func run(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = try executable
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        return try await onOwnThread {
-            // Standard error first, then standard output: either is far below a pipe's buffer here.
-            let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let stdout = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, stdout, stderr)
-        }
+        let run = try await TestProcess.run([try executable.path] + arguments)
+        return (run.termination.status, run.outputText, run.errorText)
     }
 
     func signal(_ number: Int32) {
-        kill(process.processIdentifier, number)
+        child.signal(number)
     }
 
-    /// Waits for the process to end; `nil` when it is still running after `timeout`.
+    /// Waits for the process to end; its exit status (128 + the signal when one ended it), `nil` when it is still
+    /// running after `timeout`.
     func waitForExit(timeout: Duration = .seconds(10)) async throws -> Int32? {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            if ContinuousClock.now > deadline { return nil }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return process.terminationStatus
+        await child.wait(timeout: timeout)?.status
     }
 
     struct LaunchError: Error, CustomStringConvertible {
@@ -259,7 +240,7 @@ struct ExecutableTests {
         let counted = try await calls.newKey(secret: "right")
         for _ in 0..<2 { #expect(try await calls.key(counted.keyId, secret: "wrong").status == 401) }
         first.signal(SIGKILL)
-        #expect(try await first.waitForExit() == SIGKILL)
+        #expect(try await first.waitForExit() == 128 + SIGKILL)
 
         let second = try await MockProcess.launch(arguments)
         calls = KeyServiceCalls(base: second.keyServiceURL, http: http)
@@ -274,18 +255,9 @@ struct ExecutableTests {
 
     @Test("--help lists the options the issue names")
     func help() async throws {
-        let process = Process()
-        process.executableURL = try MockProcess.executable
-        process.arguments = ["--help"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = try await onOwnThread {
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return text
-        }
-        #expect(process.terminationStatus == 0)
+        let run = try await TestProcess.run([try MockProcess.executable.path, "--help"])
+        let text = run.outputText
+        #expect(run.termination == .exited(0))
         for option in [
             "--port", "--state-dir", "--realm", "--users-file", "--allow-non-loopback", "--max-keys-per-client",
             "--max-keys", "--access-token-lifetime", "--id-token-lifetime", "--refresh-token-lifetime", "--log-level",

@@ -35,7 +35,7 @@ struct FailClosedTests {
 
         // The kernel now refuses every write of the server to any file past its first byte (EFBIG): its
         // database cannot change, as on a full disk. prlimit(2) works on root too, unlike file permissions.
-        try await setFileSizeLimit(of: mock.process.processIdentifier, to: 1)
+        try await setFileSizeLimit(of: mock.pid, to: 1)
         var refused = 0
         for answer in [
             try await calls.key(created.keyId, secret: "right"),
@@ -55,7 +55,7 @@ struct FailClosedTests {
         #expect(try await calls.createKey(secret: "another").status == 500, "a key that cannot be stored")
 
         // Writable again: none of the wrong guesses was counted, and counting works as before.
-        try await setFileSizeLimit(of: mock.process.processIdentifier, to: nil)
+        try await setFileSizeLimit(of: mock.pid, to: nil)
         #expect(try await calls.key(created.keyId, secret: "right").status == 200)
         for _ in 0..<3 { #expect(try await calls.key(created.keyId, secret: "wrong").status == 401) }
         #expect(try await calls.key(created.keyId, secret: "right").status == 204)

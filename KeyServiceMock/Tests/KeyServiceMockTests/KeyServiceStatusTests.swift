@@ -220,17 +220,7 @@ func concurrentWrongAttempts(on base: URL, attempts: Int) async throws -> [Int: 
 /// returns what it printed.
 @discardableResult
 func runPython(_ program: String, arguments: [String]) async throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-c", program] + arguments
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let (status, printed) = try await onOwnThread {
-        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, printed)
-    }
-    try #require(status == 0)
-    return printed
+    let run = try await TestProcess.run(["/usr/bin/env", "python3", "-c", program] + arguments)
+    try #require(run.termination == .exited(0), "python3 said: \(run.errorText)")
+    return run.outputText
 }

@@ -1,5 +1,6 @@
 import Foundation
 import VaultCrypto
+import VaultPOSIX
 
 #if canImport(Glibc)
 import Glibc
@@ -31,9 +32,11 @@ struct FileStore: Sendable {
 
     /// Creates the directory (0700) when missing and refuses one that others can reach.
     func prepare() throws(VaultError) {
-        var info = stat()
-        if lstat(path, &info) != 0 {
-            guard errno == ENOENT else { throw .fileSystem("inspect", path: path) }
+        var info: FileStatus
+        do throws(FileStatus.Failure) {
+            info = try FileStatus(path: path, followingSymbolicLinks: false)
+        } catch {
+            guard error.errorNumber == ENOENT else { throw .fileSystem("inspect", path: path) }
             let parent = directory.deletingLastPathComponent()
             do {
                 try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
@@ -41,9 +44,12 @@ struct FileStore: Sendable {
                 throw .fileSystem("create", path: parent.path, error.localizedDescription)
             }
             if mkdir(path, 0o700) != 0 && errno != EEXIST { throw .fileSystem("create", path: path) }
-            guard lstat(path, &info) == 0 else { throw .fileSystem("inspect", path: path) }
+            guard let created = try? FileStatus(path: path, followingSymbolicLinks: false) else {
+                throw .fileSystem("inspect", path: path)
+            }
+            info = created
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
+        guard info.kind == .directory else {
             throw .fileSystem("use", path: path, "it is not a directory")
         }
         try checkOwnerAndMode(info, path: path)
@@ -58,13 +64,12 @@ struct FileStore: Sendable {
             throw .fileSystem("open", path: file)
         }
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .fileSystem("inspect", path: file) }
-        guard info.st_mode & S_IFMT == S_IFREG else {
+        guard let info = try? FileStatus(descriptor: fd) else { throw .fileSystem("inspect", path: file) }
+        guard info.kind == .regularFile else {
             throw .fileSystem("read", path: file, "it is not a regular file")
         }
         try checkOwnerAndMode(info, path: file)
-        guard Int(info.st_size) <= Self.maximumFileSize else {
+        guard info.size <= Self.maximumFileSize else {
             throw .damagedRecord(path: file, "larger than \(Self.maximumFileSize) bytes")
         }
         var data = Data()
@@ -240,8 +245,7 @@ struct FileStore: Sendable {
 
     /// Whether `name` exists (without following links).
     func exists(_ name: String) -> Bool {
-        var info = stat()
-        return lstat(filePath(name), &info) == 0
+        (try? FileStatus(path: filePath(name), followingSymbolicLinks: false)) != nil
     }
 
     /// Removes temporary files a killed writer left behind; call it holding the lock.
@@ -269,9 +273,9 @@ struct FileStore: Sendable {
         guard fsync(fd) == 0 else { throw .fileSystem("flush", path: path) }
     }
 
-    private func checkOwnerAndMode(_ info: stat, path: String) throws(VaultError) {
-        guard info.st_uid == geteuid() else { throw .wrongOwner(path: path) }
-        let mode = UInt32(info.st_mode) & 0o777
+    private func checkOwnerAndMode(_ info: FileStatus, path: String) throws(VaultError) {
+        guard info.owner == geteuid() else { throw .wrongOwner(path: path) }
+        let mode = info.permissions & 0o777
         guard mode & 0o077 == 0 else { throw .permissionsTooOpen(path: path, mode: mode) }
     }
 }

@@ -1,6 +1,12 @@
 import CredentialVault
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Shows the authorization URL of the OpenID Connect code flow, or follows it when nobody is at a browser.
 enum AuthorizationPresenter {
     /// For a person: prints the URL on standard error and opens a browser when there is a display.
@@ -73,18 +79,18 @@ enum AuthorizationPresenter {
         URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first { $0.name == name }?.value
     }
 
+    /// Starts xdg-open with descriptors 0, 1 and 2 on /dev/null and nothing else (posix_spawn, ``ChildProcess``);
+    /// not waited for: the browser outlives it.
     private static func openWithXdgOpen(_ url: URL) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["xdg-open", url.absoluteString]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            return false
-        }
-        return true
+        let null = open("/dev/null", O_RDWR | O_CLOEXEC)
+        guard null >= 0 else { return false }
+        defer { close(null) }
+        return
+            (try? ChildProcess.spawn(
+                ["xdg-open", url.absoluteString],
+                environment: ProcessInfo.processInfo.environment,
+                descriptors: [(0, null), (1, null), (2, null)],
+                onlyStandardDescriptors: true
+            )) != nil
     }
 }

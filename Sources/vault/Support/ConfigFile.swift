@@ -1,11 +1,7 @@
 import Foundation
+import VaultPOSIX
 
 #if canImport(Glibc)
-// `stat` is one struct in several C modules, and which one Swift names as its definer depends on the order
-// modules load in (CoreFoundation, Dispatch and CDispatch were all seen): all are imported.
-import CoreFoundation
-import CDispatch
-import Dispatch
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -41,10 +37,10 @@ enum ConfigFile {
         guard let (file, status) = try openRegularFile(path, what: what + " file", missingIsNil: false) else {
             throw CLIError.configuration("cannot read \(what) file \(path)")
         }
-        guard status.st_uid == geteuid() else {
-            throw CLIError.configuration("\(what) file \(path) belongs to another user (uid \(status.st_uid))")
+        guard status.owner == geteuid() else {
+            throw CLIError.configuration("\(what) file \(path) belongs to another user (uid \(status.owner))")
         }
-        guard status.st_mode & 0o077 == 0 else {
+        guard status.permissions & 0o077 == 0 else {
             throw CLIError.configuration(
                 "\(what) file \(path) is open to its group or others (mode \(octalMode(status))): a secret must be "
                     + "readable by you alone. Run: chmod 600 \(shellQuoted(path))"
@@ -66,15 +62,14 @@ enum ConfigFile {
         _ path: String,
         what: String,
         missingIsNil: Bool
-    ) throws -> (FileHandle, stat)? {
+    ) throws -> (FileHandle, FileStatus)? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else {
             if (errno == ENOENT || errno == ENOTDIR) && missingIsNil { return nil }
             throw CLIError.configuration("cannot read \(what) \(path) (\(String(cString: strerror(errno))))")
         }
         let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+        guard let status = try? FileStatus(descriptor: descriptor), status.kind == .regularFile else {
             throw CLIError.configuration("\(what) \(path) is not a regular file")
         }
         return (file, status)
@@ -96,26 +91,26 @@ enum ConfigFile {
     }
 
     /// The permission bits as four octal digits (`0644`).
-    private static func octalMode(_ status: stat) -> String {
-        let octal = String(status.st_mode & 0o7777, radix: 8)
+    private static func octalMode(_ status: FileStatus) -> String {
+        let octal = String(status.permissions, radix: 8)
         return String(repeating: "0", count: max(0, 4 - octal.count)) + octal
     }
 
     /// Whoever can write the config file can name another issuer and key service, and so receive the refresh
     /// token at the next login: the file must be the user's own (or root's, who can change any file anyway)
     /// and writable by its owner only.
-    private static func checkOwnerAndMode(_ status: stat, path: String) throws {
+    private static func checkOwnerAndMode(_ status: FileStatus, path: String) throws {
         let user = geteuid()
         let quoted = shellQuoted(path)
-        if status.st_uid != user && status.st_uid != 0 {
+        if status.owner != user && status.owner != 0 {
             let copy = shellQuoted(path + ".new")
             throw CLIError.configuration(
-                "the config file \(path) belongs to another user (uid \(status.st_uid); you are uid \(user)), who "
+                "the config file \(path) belongs to another user (uid \(status.owner); you are uid \(user)), who "
                     + "could point credential-vault at another issuer and receive your refresh token. Replace it with a copy "
                     + "of your own: cp \(quoted) \(copy) && mv \(copy) \(quoted)"
             )
         }
-        let writable = status.st_mode & (S_IWGRP | S_IWOTH)
+        let writable = status.permissions & (S_IWGRP | S_IWOTH)
         guard writable == 0 else {
             let who =
                 switch writable {

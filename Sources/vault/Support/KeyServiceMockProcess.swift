@@ -1,5 +1,6 @@
 import CredentialVault
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -11,6 +12,7 @@ import Darwin
 /// stack (Hummingbird, NIO, SQLite) for its embedded default and its demo.
 ///
 /// The executable is the one beside `credential-vault` (both are built into the same directory), else the first on `PATH`.
+/// It is started with `posix_spawn` (``ChildProcess``, as `exec` starts a command) with descriptors 0, 1 and 2 only.
 /// The child stops when ``stop()`` sends it SIGTERM (SIGKILL after five seconds), and on its own when its
 /// standard input closes, so a `credential-vault` that is killed leaves no server behind.
 final class KeyServiceMockProcess: Sendable {
@@ -20,15 +22,16 @@ final class KeyServiceMockProcess: Sendable {
     let issuer: URL
     /// `{issuer}/keyservice/v1`.
     let keyServiceURL: URL
-    private let process: Process
+    private let pid: pid_t
     /// Held open while the child runs: its end of file tells the child to stop.
     private let input: Pipe
+    private let stopped = Mutex(false)
 
-    private init(baseURL: URL, realm: String, process: Process, input: Pipe) {
+    private init(baseURL: URL, realm: String, pid: pid_t, input: Pipe) {
         self.baseURL = baseURL
         issuer = TIMLayout.issuer(server: baseURL, realm: realm)
         keyServiceURL = TIMLayout.keyServiceURL(issuer: issuer)
-        self.process = process
+        self.pid = pid
         self.input = input
     }
 
@@ -38,20 +41,29 @@ final class KeyServiceMockProcess: Sendable {
     ///   with what it said on standard error.
     static func start(realm: String, arguments: [String]) async throws -> KeyServiceMockProcess {
         let executable = try executableURL()
-        let process = Process()
-        process.executableURL = executable
-        process.arguments =
-            arguments + ["--realm", realm, "--log-level", "critical", "--exit-on-stdin-eof"]
         let input = Pipe()
         let output = Pipe()
         let errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
+        let pid: pid_t
         do {
-            try process.run()
+            pid = try ChildProcess.spawn(
+                [executable.path] + arguments + ["--realm", realm, "--log-level", "critical", "--exit-on-stdin-eof"],
+                environment: ProcessInfo.processInfo.environment,
+                descriptors: [
+                    (0, input.fileHandleForReading.fileDescriptor), (1, output.fileHandleForWriting.fileDescriptor),
+                    (2, errors.fileHandleForWriting.fileDescriptor),
+                ],
+                // Off the terminal, as Foundation's Process left it: a Ctrl-C meant for credential-vault (which may
+                // hold it while a refresh is answered) must not end the server that answers.
+                newSession: true,
+                onlyStandardDescriptors: true
+            )
         } catch {
             throw CLIError(status: .unavailable, description: "cannot run \(executable.path): \(error)")
+        }
+        // The child has its copies: the ends it writes must close here, or its output never ends.
+        for end in [input.fileHandleForReading, output.fileHandleForWriting, errors.fileHandleForWriting] {
+            try? end.close()
         }
         // Blocking reads, on a thread of their own: never on Swift's cooperative pool.
         let line: String? = await withCheckedContinuation { continuation in
@@ -63,7 +75,7 @@ final class KeyServiceMockProcess: Sendable {
         guard let line, line.hasPrefix(prefix),
             let url = line.dropFirst(prefix.count).split(separator: " ").first.flatMap({ URL(string: String($0)) })
         else {
-            process.terminate()
+            kill(pid, SIGTERM)
             let said: String = await withCheckedContinuation { continuation in
                 Thread.detachNewThread {
                     let data = errors.fileHandleForReading.readDataToEndOfFile()
@@ -78,21 +90,28 @@ final class KeyServiceMockProcess: Sendable {
             )
         }
         // Its later output is not read: nothing is logged below critical, and the pipes' buffers hold the rest.
-        return KeyServiceMockProcess(baseURL: url, realm: realm, process: process, input: input)
+        return KeyServiceMockProcess(baseURL: url, realm: realm, pid: pid, input: input)
     }
 
-    /// Stops the child: SIGTERM, then SIGKILL when it has not exited within five seconds.
+    /// Stops the child: SIGTERM, then SIGKILL when it has not exited within five seconds; waits for it. Once.
     func stop() async {
-        guard process.isRunning else { return }
-        let process = process
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            Thread.detachNewThread {
-                process.terminate()
-                let deadline = Date().addingTimeInterval(5)
-                while process.isRunning && Date() < deadline { usleep(10_000) }
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-                process.waitUntilExit()
-                continuation.resume()
+        let first = stopped.withLock { stopped in
+            defer { stopped = true }
+            return !stopped
+        }
+        guard first else { return }
+        let pid = pid
+        await BlockingThread.run("keyservice-mock-stop") {
+            kill(pid, SIGTERM)
+            let deadline = ContinuousClock.now + .seconds(5)
+            var status: Int32 = 0
+            while waitpid(pid, &status, WNOHANG) == 0 {
+                guard ContinuousClock.now < deadline else {
+                    kill(pid, SIGKILL)
+                    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                    return
+                }
+                usleep(10_000)
             }
         }
         try? input.fileHandleForWriting.close()

@@ -1,22 +1,15 @@
 import Foundation
 import KeyServiceMock
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-private let sendSignal = Glibc.kill
-#elseif canImport(Darwin)
-import Darwin
-private let sendSignal = Darwin.kill
-#endif
+import VaultTestSupport
 
 /// A running `vault-proof-child` (Tests/ProofChild): its lines as they come, a kill, its end.
 ///
 /// Every blocking step (reading its output, waiting for its end) runs on a thread of its own, never on Swift's
-/// cooperative pool, where the in-process servers the child talks to need the threads.
+/// cooperative pool, where the in-process servers the child talks to need the threads. The child is a
+/// ``TestProcess``: its process group is killed when the last reference to this goes.
 final class ProofChildProcess: Sendable {
-    private let process: Process
-    private let input: FileHandle
+    private let child: TestProcess
     private let output: FileHandle
     private let errors: FileHandle
     private let read = Mutex<(lines: [String], partial: Data, ended: Bool)>(([], Data(), false))
@@ -38,27 +31,17 @@ final class ProofChildProcess: Sendable {
     /// Starts the child with `arguments` and writes `input`, one line each, to its standard input (left open:
     /// the child reads what it needs; ``end()`` closes it).
     init(_ arguments: [String], input lines: [String], as identity: Identity = .current) throws {
-        let child = try BuiltProducts.executable("vault-proof-child")
-        process = Process()
-        switch identity {
-        case .current:
-            process.executableURL = child
-            process.arguments = arguments
-        case .nobody:
-            process.executableURL = URL(fileURLWithPath: Self.setpriv)
-            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", child.path] + arguments
-        }
-        let inputPipe = Pipe()
-        let outputPipe = Pipe()
-        let errorPipe = Pipe()
-        process.standardInput = inputPipe
-        process.standardOutput = outputPipe
-        process.standardError = errorPipe
-        input = inputPipe.fileHandleForWriting
-        output = outputPipe.fileHandleForReading
-        errors = errorPipe.fileHandleForReading
-        try process.run()
-        if !lines.isEmpty { input.write(Data((lines.joined(separator: "\n") + "\n").utf8)) }
+        let program = try BuiltProducts.executable("vault-proof-child").path
+        let command =
+            switch identity {
+            case .current: [program] + arguments
+            case .nobody: [Self.setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", program] + arguments
+            }
+        child = try TestProcess(command, input: .pipe, output: .pipe, error: .pipe)
+        guard let output = child.output, let errors = child.error else { preconditionFailure("both are pipes") }
+        self.output = output
+        self.errors = errors
+        if !lines.isEmpty { try child.write(lines.joined(separator: "\n") + "\n") }
     }
 
     /// Reads until `done` holds for the lines so far or the output ends; returns the lines so far.
@@ -91,33 +74,31 @@ final class ProofChildProcess: Sendable {
         when ready: @escaping @Sendable ([String]) -> Bool,
         delay: Duration
     ) async throws -> (lines: [String], killed: Bool) {
-        try await onOwnThread {
+        let (lines, sent) = try await onOwnThread {
             let seen = self.readBlocking(until: ready)
             var sent = false
             if ready(seen) {
                 let (seconds, attoseconds) = delay.components
                 usleep(UInt32(seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
-                sent = sendSignal(self.process.processIdentifier, number) == 0
+                sent = self.child.termination == nil
+                self.child.signal(number)
                 // A child that outlives its signal by 30 s is a failure, not a hang.
-                for _ in 0..<3_000 where self.process.isRunning { usleep(10_000) }
-                if self.process.isRunning { _ = sendSignal(self.process.processIdentifier, SIGKILL) }
+                for _ in 0..<3_000 where self.child.termination == nil { usleep(10_000) }
+                if self.child.termination == nil { self.child.killGroup() }
             }
-            self.process.waitUntilExit()
             let all = self.readBlocking(until: { _ in false })
-            let endedBySignal =
-                self.process.terminationReason == .uncaughtSignal && self.process.terminationStatus == number
-            return (all, sent && endedBySignal)
+            return (all, sent)
         }
+        let termination = await child.wait()
+        return (lines, sent && termination == .signaled(number))
     }
 
     /// Closes the child's standard input, reads its output to the end and waits for it; returns its lines.
     func end() async throws -> [String] {
-        try? input.close()
-        return try await onOwnThread {
-            let all = self.readBlocking(until: { _ in false })
-            self.process.waitUntilExit()
-            return all
-        }
+        child.closeInput()
+        let all = try await onOwnThread { self.readBlocking(until: { _ in false }) }
+        _ = await child.wait()
+        return all
     }
 
     /// What the child wrote to standard error (read once it has ended).
@@ -127,8 +108,7 @@ final class ProofChildProcess: Sendable {
 
     /// The exit status, or the signal that ended it, once it has ended.
     var termination: String {
-        process.terminationReason == .uncaughtSignal
-            ? "signal \(process.terminationStatus)" : "status \(process.terminationStatus)"
+        child.termination?.description ?? "still running"
     }
 
     private func readBlocking(until done: ([String]) -> Bool) -> [String] {

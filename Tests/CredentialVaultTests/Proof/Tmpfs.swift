@@ -1,5 +1,6 @@
 import Foundation
 import KeyServiceMock
+import VaultTestSupport
 
 /// A small tmpfs mounted for one test, where the machine allows it (root with CAP_SYS_ADMIN): a disk that fills
 /// up for real, and that can be remounted read-only, which even root cannot write.
@@ -48,17 +49,7 @@ struct Tmpfs {
     }
 
     private static func run(_ tool: String, _ arguments: [String]) async throws -> (code: Int32, errors: String) {
-        try await onOwnThread {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: tool)
-            process.arguments = arguments
-            let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, text.trimmingCharacters(in: .whitespacesAndNewlines))
-        }
+        let run = try await TestProcess.run([tool] + arguments)
+        return (run.termination.status, run.errorText.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }

@@ -2,6 +2,7 @@ import CredentialVault
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 @Suite("envelopes on disk")
 struct EnvelopeTamperingTests {
@@ -84,21 +85,18 @@ struct EnvelopeTamperingTests {
             let loop = try BuiltProducts.executable("vault-store-loop")
             var lastSeen = -1
             for round in 0..<6 {
-                let process = Process()
-                process.executableURL = loop
-                process.arguments = [vault.server.keyServiceURL.absoluteString, vault.directory.path, token.userId]
-                let input = Pipe()
-                let output = Pipe()
-                process.standardInput = input
-                process.standardOutput = output
-                try process.run()
-                input.fileHandleForWriting.write(Data("\(password)\n".utf8))
-                // Let it store a few times, then kill it at a moment that varies from round to round.
-                let lines = try await Self.readLines(from: output.fileHandleForReading, count: 3 + round)
-                try await Task.sleep(for: .milliseconds(3 * round + 1))
-                kill(process.processIdentifier, SIGKILL)
-                try await onOwnThread { process.waitUntilExit() }
-                #expect(process.terminationReason == .uncaughtSignal)
+                let arguments = [
+                    loop.path, vault.server.keyServiceURL.absoluteString, vault.directory.path, token.userId,
+                ]
+                let input = Data("\(password)\n".utf8)
+                let (lines, termination) = try await TestProcess.with(arguments, input: .data(input)) { child in
+                    // Let it store a few times, then kill it at a moment that varies from round to round.
+                    let lines = try await Self.readLines(from: try #require(child.output), count: 3 + round)
+                    try await Task.sleep(for: .milliseconds(3 * round + 1))
+                    child.signal(SIGKILL)
+                    return (lines, await child.wait())
+                }
+                #expect(termination == .signaled(SIGKILL))
                 let printed = lines.compactMap { Int($0.split(separator: " ").last ?? "") }.max() ?? 0
 
                 let opened = try await vault.storage.getStoredRefreshToken(userId: token.userId, password: password)

@@ -1,6 +1,8 @@
 import CredentialVault
 import Foundation
+import Synchronization
 import Testing
+import VaultTestSupport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -170,38 +172,26 @@ private enum Paths {
 
 /// The server's process, shared by every copy of a `DjangoOAuthToolkit` and stopped when the
 /// last one goes.
-///
-/// `@unchecked Sendable`: `process` and the pipes are set once in `init` and never replaced;
-/// the only mutable state, `stopped` and the reader's buffer, is guarded by `lock`, and
-/// `Process.terminate`/`processIdentifier`/`isRunning` are safe to call from any thread.
-private final class ServerProcess: @unchecked Sendable {
-    private let process = Process()
-    private let stdin = Pipe()
-    private let stdout = Pipe()
-    private let log: FileHandle
+private final class ServerProcess: Sendable {
+    private let child: TestProcess
     private let logFile: URL
-    private let lock = NSLock()
-    private var stopped = false
+    private let stopped = Mutex(false)
 
     init(python: URL, arguments: [String], logFile: URL) throws {
-        guard FileManager.default.createFile(atPath: logFile.path, contents: nil) else {
-            throw DjangoOAuthToolkitError.startFailed("cannot create \(logFile.path)", log: logFile)
-        }
-        log = try FileHandle(forWritingTo: logFile)
         self.logFile = logFile
-        process.executableURL = python
-        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONUNBUFFERED"] = "1"
         environment["PYTHONDONTWRITEBYTECODE"] = "1"
-        process.environment = environment
-        // While the test process lives it holds the write end; when it dies the server
-        // reads end of file and stops, so no server outlives a crashed test run.
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = log
         do {
-            try process.run()
+            // While the test process lives it holds the write end of standard input; when it dies the server
+            // reads end of file and stops, so no server outlives a crashed test run.
+            child = try TestProcess(
+                [python.path] + arguments,
+                environment: environment,
+                input: .pipe,
+                output: .pipe,
+                error: .file(logFile)
+            )
         } catch {
             throw DjangoOAuthToolkitError.startFailed("cannot run \(python.path): \(error)", log: logFile)
         }
@@ -214,7 +204,7 @@ private final class ServerProcess: @unchecked Sendable {
     /// Reads stdout off the cooperative pool until the ready line, the process's exit or the
     /// timeout, whichever comes first; keeps draining stdout afterwards.
     func waitForReadyLine(timeout: TimeInterval) async throws -> String {
-        let reader = stdout.fileHandleForReading
+        guard let reader = child.output else { preconditionFailure("standard output is a pipe") }
         let result = OneShot<Result<String, any Error>>()
         let logFile = logFile
         Thread.detachNewThread {
@@ -246,25 +236,20 @@ private final class ServerProcess: @unchecked Sendable {
         }
     }
 
+    /// SIGTERM, then SIGKILL to the server's whole process group after five seconds.
     func stop() {
-        let alreadyStopped = lock.withLock {
+        let alreadyStopped = stopped.withLock { stopped in
             defer { stopped = true }
             return stopped
         }
         guard !alreadyStopped else { return }
-        if process.isRunning {
-            process.terminate()
-            let deadline = Date().addingTimeInterval(5)
-            while process.isRunning && Date() < deadline {
-                usleep(20_000)
-            }
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-            }
-            process.waitUntilExit()
+        child.signal(SIGTERM)
+        let deadline = Date().addingTimeInterval(5)
+        while child.termination == nil && Date() < deadline {
+            usleep(20_000)
         }
-        try? stdin.fileHandleForWriting.close()
-        try? log.close()
+        child.killGroup()
+        child.closeInput()
     }
 }
 
@@ -308,32 +293,10 @@ private func runToCompletion(
     _ executable: URL,
     _ arguments: [String]
 ) async throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
     var environment = ProcessInfo.processInfo.environment
     environment["PYTHONDONTWRITEBYTECODE"] = "1"
-    process.environment = environment
-    let stdout = Pipe()
-    let stderr = Pipe()
-    process.standardOutput = stdout
-    process.standardError = stderr
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let errorOutput = OneShot<Data>()
-    Thread.detachNewThread {
-        errorOutput.fulfil(stderr.fileHandleForReading.readDataToEndOfFile())
-    }
-    // Both pipes are drained at once so neither can fill up and stall the child.
-    let output = await withCheckedContinuation { continuation in
-        Thread.detachNewThread {
-            let output = stdout.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            continuation.resume(returning: output)
-        }
-    }
-    let errors = await errorOutput.value(orAfter: 10, Data())
-    return (process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+    let run = try await TestProcess.run([executable.path] + arguments, environment: environment)
+    return (run.termination.status, run.outputText, run.errorText)
 }
 
 /// POSTs an `application/x-www-form-urlencoded` body and returns the status and body.

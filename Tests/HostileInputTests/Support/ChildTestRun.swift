@@ -1,9 +1,10 @@
 #if os(Linux)
 import Foundation
+import VaultTestSupport
 
 /// Runs one test of this test binary in a child process and collects what it prints: for a defect that ends the
-/// process it runs in (a trap), which only a parent can watch. The child runs on a thread of its own, never on
-/// Swift's cooperative pool (reading its output and waiting for it block).
+/// process it runs in (a trap), which only a parent can watch. Reading its output and waiting for it block: both
+/// run on threads of their own (``TestProcess``), never on Swift's cooperative pool.
 enum ChildTestRun {
     struct Result {
         let terminatedBySignal: Bool
@@ -13,31 +14,20 @@ enum ChildTestRun {
 
     /// Runs the tests matching `filter` with `environment` added to this process's.
     static func run(filter: String, environment: [String: String]) async throws -> Result {
-        let process = Process()
         // This very binary, wherever swift test put it.
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["--testing-library", "swift-testing", "--filter", filter]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return await withCheckedContinuation { continuation in
-            let thread = Thread {
-                let output = pipe.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                continuation.resume(
-                    returning: Result(
-                        terminatedBySignal: process.terminationReason == .uncaughtSignal,
-                        status: process.terminationStatus,
-                        output: String(decoding: output, as: UTF8.self)
-                    )
-                )
-            }
-            thread.name = "hostile-input-child"
-            thread.start()
+        let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let run = try await TestProcess.run(
+            [binary, "--testing-library", "swift-testing", "--filter", filter],
+            environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
+            mergingError: true
+        )
+        let signalled: Bool
+        let status: Int32
+        switch run.termination {
+        case .exited(let code): (signalled, status) = (false, code)
+        case .signaled(let signal): (signalled, status) = (true, signal)
         }
+        return Result(terminatedBySignal: signalled, status: status, output: run.outputText)
     }
 }
 #endif

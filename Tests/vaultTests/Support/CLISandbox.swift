@@ -1,6 +1,7 @@
 import CredentialVault
 import Foundation
 import KeyServiceMock
+import VaultTestSupport
 
 /// What one run of the `credential-vault` binary did.
 struct CLIResult {
@@ -160,37 +161,18 @@ final class CLISandbox: Sendable {
         in folder: URL
     ) async throws -> CLIResult {
         let id = UUID().uuidString
-        // Standard input from a file, not a pipe: nothing to write while the child runs, no SIGPIPE.
-        let inURL = folder.appending(path: "in-\(id)")
-        try stdin.write(to: inURL)
-        let input = try FileHandle(forReadingFrom: inURL)
+        // Standard output and error to files: the child's output is read once it has ended.
         let outURL = folder.appending(path: "out-\(id)")
         let errURL = folder.appending(path: "err-\(id)")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        defer {
-            try? input.close()
-            try? out.close()
-            try? err.close()
-        }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        process.currentDirectoryURL = folder
-        process.standardInput = input
-        process.standardOutput = out
-        process.standardError = err
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { finished in continuation.resume(returning: finished.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
+        let status = try await TestProcess.with(
+            [executable.path] + arguments,
+            environment: environment,
+            directory: folder,
+            // Standard input from a file, not a pipe: nothing to write while the child runs, no SIGPIPE.
+            input: .data(stdin),
+            output: .file(outURL),
+            error: .file(errURL)
+        ) { child in await child.wait().status }
         let stdout = String(decoding: try Data(contentsOf: outURL), as: UTF8.self)
         let stderr = String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
         return CLIResult(status: status, stdout: stdout, stderr: stderr)

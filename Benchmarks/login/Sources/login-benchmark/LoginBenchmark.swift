@@ -156,9 +156,9 @@ enum LoginBenchmark {
 
 /// The baseline: an actor that hands out a stored token, nothing else.
 actor Cached {
-    private var value: JWT
-    init(value: JWT) { self.value = value }
-    func get() -> JWT { value }
+    private var value: AccessToken
+    init(value: AccessToken) { self.value = value }
+    func get() -> AccessToken { value }
 }
 
 /// Keeps the optimiser from deleting a call whose result is unused.

@@ -1,5 +1,6 @@
 import Foundation
 import VaultCrypto
+import VaultPOSIX
 
 #if canImport(Glibc)
 import Glibc
@@ -20,10 +21,10 @@ struct SecretFile: Sendable {
     /// The secret in the file; a new random one, written first, when the file is missing and `creatingIfMissing`.
     /// - Throws: ``StateError`` when the file is missing (and may not be created), unreadable or damaged.
     func load(creatingIfMissing: Bool) throws -> SecureBytes {
-        var info = stat()
-        if lstat(url.path, &info) != 0 {
-            let error = errno
-            guard error == ENOENT else { throw unreadable(error) }
+        do throws(FileStatus.Failure) {
+            _ = try FileStatus(path: url.path, followingSymbolicLinks: false)
+        } catch {
+            guard error.errorNumber == ENOENT else { throw unreadable(error.errorNumber) }
             guard creatingIfMissing else {
                 throw StateError(
                     "the \(name) file \(url.path) is missing, but the state directory holds a database that needs it; "
@@ -46,9 +47,10 @@ struct SecretFile: Sendable {
                 "the \(name) in the database is not \(StateStore.secretLength) bytes: the state is damaged"
             )
         }
-        var info = stat()
-        if lstat(url.path, &info) != 0 {
-            guard errno == ENOENT else { throw unreadable(errno) }
+        do throws(FileStatus.Failure) {
+            _ = try FileStatus(path: url.path, followingSymbolicLinks: false)
+        } catch {
+            guard error.errorNumber == ENOENT else { throw unreadable(error.errorNumber) }
             try writeSecret(secret)
             return
         }

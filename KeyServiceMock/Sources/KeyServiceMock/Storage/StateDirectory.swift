@@ -1,4 +1,5 @@
 import Foundation
+import VaultPOSIX
 
 #if canImport(Glibc)
 import Glibc
@@ -15,20 +16,22 @@ enum StateDirectory {
     /// - Throws: ``StateError`` naming the path and the command that fixes it.
     static func checkPermissions(_ directory: URL) throws {
         let path = directory.path
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw StateError("cannot read the state directory \(path): \(String(cString: strerror(errno)))")
+        let info: FileStatus
+        do throws(FileStatus.Failure) {
+            info = try FileStatus(path: path)
+        } catch {
+            throw StateError("cannot read the state directory \(path): \(String(cString: strerror(error.errorNumber)))")
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else {
+        guard info.kind == .directory else {
             throw StateError("the state directory \(path) is not a directory")
         }
-        guard info.st_uid == geteuid() else {
+        guard info.owner == geteuid() else {
             throw StateError(
-                "the state directory \(path) belongs to uid \(info.st_uid), not to this user (uid \(geteuid())): "
+                "the state directory \(path) belongs to uid \(info.owner), not to this user (uid \(geteuid())): "
                     + "use a directory of your own"
             )
         }
-        let mode = info.st_mode & 0o777
+        let mode = info.permissions & 0o777
         guard mode == 0o700 else {
             throw StateError(
                 "the state directory \(path) has mode \(String(mode, radix: 8)), but must be 700 (only its owner "
