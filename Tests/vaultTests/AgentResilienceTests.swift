@@ -125,13 +125,43 @@ struct AgentResilienceTests {
         }
     }
 
-    @Test("when another user owns /tmp/credential-vault-UID, the agent starts under the state directory and says so")
+    @Test("a logout the agent never heard of (its socket not found) still stops it handing out its cached token")
+    func logoutUnheardByAgent() async throws {
+        let log = RequestLog()
+        try await withSandbox(server: log.configuration()) { sandbox in
+            try await AgentTests.register(sandbox)
+            try await AgentTests.withAgent(sandbox) { agent in
+                let served = try await sandbox.run(["token"])
+                #expect(served.status == 0, "\(served.stderr)")
+                // Another runtime directory: this logout cannot find the agent, so only the store learns of it.
+                let elsewhere = sandbox.root.appending(path: "other-runtime")
+                try FileManager.default.createDirectory(
+                    at: elsewhere,
+                    withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700]
+                )
+                let logout = try await sandbox.run(
+                    ["logout", "--password-stdin"],
+                    stdin: "\(Self.password)\n",
+                    environment: ["XDG_RUNTIME_DIR": elsewhere.path]
+                )
+                #expect(logout.status == 0, "\(logout.stderr)")
+                #expect(AgentTests.isRunning(agent.pid), "the logout did not reach the agent")
+                let before = log.tokenRequests
+                let token = try await sandbox.run(["token"])
+                #expect(token.status == 67, "\(token.status): \(token.stdout)\(token.stderr)")
+                #expect(token.stdout.isEmpty, "a token was printed after the logout")
+                #expect(log.tokenRequests == before, "no request reached the token endpoint")
+            }
+        }
+    }
+
+    @Test(
+        "when another user owns /tmp/credential-vault-UID, the agent starts under the state directory and says so",
+        .enabled(if: getuid() == 0, "handing a directory to uid 65534 needs root")
+    )
     func hijackedTemporaryDirectory() async throws {
         let shared = "/tmp/credential-vault-\(getuid())"
-        guard getuid() == 0 else {
-            print("SKIPPED: handing a directory to uid 65534 needs root")
-            return
-        }
         var existing = stat()
         guard lstat(shared, &existing) != 0 else {
             print("SKIPPED: \(shared) exists already; this test does not touch a directory it did not make")

@@ -61,6 +61,12 @@ struct HomeAndWordingTests {
             let third = try await sandbox.run(["token", "--password-stdin"], stdin: "wrong\n")
             #expect(!third.stderr.contains("more wrong password"), "no number it cannot know: \(third.stderr)")
             #expect(third.stderr.contains("may already have locked it"), "\(third.stderr)")
+            // status gives the count it has as a lower bound, and says the key may be locked.
+            let status = try await sandbox.run(["status"])
+            #expect(status.stdout.contains("at least 1 wrong password"), "\(status.stdout)")
+            #expect(status.stdout.contains("may already have locked the key"), "\(status.stdout)")
+            let json = try await sandbox.run(["status", "--json"])
+            #expect(json.stdout.contains(#""wrongPasswordsCountComplete":false"#), "\(json.stdout)")
             let right = try await sandbox.run(["token", "--password-stdin"], stdin: "\(Self.password)\n")
             #expect(right.status == 66, "the key service had locked it indeed: \(right.stderr)")
         }

@@ -26,6 +26,9 @@ package enum UntrustedJSON {
         case tooLarge(size: Int, limit: Int)
         /// Arrays and objects nested deeper than ``UntrustedJSON/maximumDepth``.
         case tooDeep(limit: Int)
+        /// Not UTF-8: a NUL byte or a UTF-16 byte-order mark (RFC 8259 §8.1: JSON exchanged between systems is
+        /// UTF-8).
+        case notUTF8
         /// Within both limits, but not JSON of the expected shape.
         case notDecodable
 
@@ -33,6 +36,7 @@ package enum UntrustedJSON {
             switch self {
             case .tooLarge(let size, let limit): "the JSON is \(size) bytes, over the limit of \(limit)"
             case .tooDeep(let limit): "the JSON nests arrays and objects deeper than \(limit) levels"
+            case .notUTF8: "the JSON is not UTF-8"
             case .notDecodable: "the JSON is not of the expected shape"
             }
         }
@@ -68,13 +72,19 @@ package enum UntrustedJSON {
         return object
     }
 
-    /// Refuses `bytes` past `maximumSize` or nested past ``maximumDepth``, in one pass that does not recurse: it
-    /// counts `[` and `{` against `]` and `}` outside strings (a `\"` does not end a string). Malformed JSON that
-    /// passes is the decoder's to refuse.
+    /// Refuses `bytes` past `maximumSize`, not UTF-8, or nested past ``maximumDepth``, in one pass that does not
+    /// recurse: it counts `[` and `{` against `]` and `}` outside strings (a `\"` does not end a string). Malformed
+    /// JSON that passes is the decoder's to refuse.
     ///
-    /// - Throws: ``Refusal/tooLarge(size:limit:)`` or ``Refusal/tooDeep(limit:)``.
+    /// Foundation reads UTF-16 and UTF-32 too (told by a byte-order mark or by NUL bytes), where a byte `"` can be
+    /// half of another character: the count is only right for the UTF-8 the decoder will read, so anything else is
+    /// refused first. No NUL byte and no UTF-16 mark leaves Foundation nothing but UTF-8 (a UTF-8 mark is skipped).
+    ///
+    /// - Throws: ``Refusal/tooLarge(size:limit:)``, ``Refusal/notUTF8`` or ``Refusal/tooDeep(limit:)``.
     package static func check(_ bytes: Data, maximumSize: Int = defaultMaximumSize) throws(Refusal) {
         guard bytes.count <= maximumSize else { throw .tooLarge(size: bytes.count, limit: maximumSize) }
+        let marks: [[UInt8]] = [[0xFE, 0xFF], [0xFF, 0xFE]]
+        guard !marks.contains(where: { bytes.starts(with: $0) }), !bytes.contains(0) else { throw .notUTF8 }
         let deepest = bytes.withUnsafeBytes { buffer in depth(of: buffer) }
         guard deepest <= maximumDepth else { throw .tooDeep(limit: maximumDepth) }
     }

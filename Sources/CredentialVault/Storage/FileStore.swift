@@ -138,7 +138,10 @@ struct FileStore: Sendable {
         let fd = open(temporary, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .storeCannotReserve(directory: path, bytes: size, errorNumber: errno) }
         let reservation = StoreReservation(fd: fd, path: temporary)
-        flock(fd, LOCK_EX | LOCK_NB)
+        // Unlocked, another process's cleanup could remove it between the refresh and the rename: refuse instead.
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            throw .storeCannotReserve(directory: path, bytes: size, errorNumber: errno)
+        }
         #if canImport(Glibc)
         // glibc writes a byte into each block where the file system has no fallocate; either way the blocks are
         // taken now.

@@ -1,4 +1,5 @@
 import Foundation
+import VaultPOSIX
 
 #if canImport(Glibc)
 import Glibc
@@ -46,10 +47,10 @@ struct AgentAddress: Sendable {
     /// Why `path` cannot be this user's socket directory (something that is not a directory, or that another user
     /// owns); nil when it is ours or not there yet (then it is created, 0700).
     private static func notOurs(_ path: String) -> String? {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return nil }
-        if info.st_mode & 0o170000 != 0o040000 { return "\(path) is not a directory" }
-        if info.st_uid != getuid() { return "\(path) belongs to uid \(info.st_uid), not to you" }
+        // FileStatus, not `stat` here: which module defines `struct stat` must not depend on the build (issue 21).
+        guard let info = try? FileStatus(path: path, followingSymbolicLinks: false) else { return nil }
+        if info.kind != .directory { return "\(path) is not a directory" }
+        if info.owner != getuid() { return "\(path) belongs to uid \(info.owner), not to you" }
         return nil
     }
 

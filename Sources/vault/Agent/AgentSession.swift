@@ -10,11 +10,22 @@ actor AgentSession {
     let idleTimeout: Duration
     let maxLifetime: Duration
     private var auth: Auth?
+    /// The store the session's login lives in: a `logout` in another process erases the login there, and the agent
+    /// must not hand out its cached access token after that, even when the logout could not reach it.
+    private let storage: UserStorage
     private let started = ContinuousClock.now
     private var lastUse = ContinuousClock.now
 
-    init(auth: Auth, userId: String, store: String, idleTimeout: Duration, maxLifetime: Duration) {
+    init(
+        auth: Auth,
+        storage: UserStorage,
+        userId: String,
+        store: String,
+        idleTimeout: Duration,
+        maxLifetime: Duration
+    ) {
         self.auth = auth
+        self.storage = storage
         self.userId = userId
         self.store = store
         self.idleTimeout = idleTimeout
@@ -46,6 +57,16 @@ actor AgentSession {
         switch request.op {
         case "token":
             lastUse = ContinuousClock.now
+            // One small read per token: a login ended in the store (logout, or the user cleared) ends the session.
+            guard await storage.hasStoredRefreshToken(userId: userId) else {
+                end()
+                return .failure(
+                    CLIError.from(
+                        VaultError(.notRegistered, reason: "The login of \(userId) was ended (logged out)."),
+                        userId: userId
+                    )
+                )
+            }
             do {
                 let token = try await auth.getAccessToken()
                 return AgentReply(
@@ -56,7 +77,7 @@ actor AgentSession {
             } catch {
                 // A login the issuer refused ends the library's session: the agent ends with it.
                 let loggedIn = await auth.isLoggedIn
-                if error.isLoginExpired || !loggedIn { end() }
+                if error.isLoginExpired || error.isNotRegistered || !loggedIn { end() }
                 return .failure(CLIError.from(error, userId: userId))
             }
         case "status":

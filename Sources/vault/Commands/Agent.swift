@@ -204,6 +204,7 @@ struct Agent: AsyncParsableCommand {
             try address.prepareDirectory()
             let session = AgentSession(
                 auth: context.auth,
+                storage: context.userStorage,
                 userId: token.userId,
                 store: context.storeDirectory.path,
                 idleTimeout: idle,

@@ -21,11 +21,14 @@ struct Status: AsyncParsableCommand {
     func run() async throws {
         try await VaultContext.with(connection, offline: true) { context in
             let storage = context.userStorage
-            var rows: [(user: String, deviceUnlock: Bool, wrong: Int, loggedIn: Bool)] = []
+            var rows: [(user: String, deviceUnlock: Bool, wrong: Int, complete: Bool, loggedIn: Bool)] = []
             for user in try await storage.availableUserIds {
                 let wrong = await storage.consecutiveWrongPasswords(userId: user)
+                // Not every attempt seen here (the record is missing or began without a known 0): the count is a
+                // lower bound, and the key service may have locked the key already.
+                let complete = await storage.wrongPasswordsKnownHere(userId: user) != nil
                 let loggedIn = await storage.hasStoredRefreshToken(userId: user)
-                rows.append((user, await storage.hasDeviceUnlock(userId: user), wrong, loggedIn))
+                rows.append((user, await storage.hasDeviceUnlock(userId: user), wrong, complete, loggedIn))
             }
             let issuer =
                 context.isEmbedded
@@ -38,6 +41,7 @@ struct Status: AsyncParsableCommand {
                         "passwordSet": .bool(true),
                         "deviceUnlock": .bool(row.deviceUnlock),
                         "wrongPasswordsInARow": .number(Double(row.wrong)),
+                        "wrongPasswordsCountComplete": .bool(row.complete),
                         "keyLocked": .bool(row.wrong >= 3),
                         "loggedIn": .bool(row.loggedIn),
                     ])
@@ -70,8 +74,12 @@ struct Status: AsyncParsableCommand {
                     ? "logged out here (`credential-vault register` logs in again)"
                     : row.wrong >= 3
                         ? "likely locked (3 wrong passwords in a row here; the key service decides)"
-                        : row.wrong > 0
-                            ? "\(row.wrong) wrong password\(row.wrong == 1 ? "" : "s") in a row" : "ok as far as known"
+                        : !row.complete
+                            ? "at least \(row.wrong) wrong password\(row.wrong == 1 ? "" : "s") in a row (not every "
+                                + "attempt was seen here: the key service may already have locked the key)"
+                            : row.wrong > 0
+                                ? "\(row.wrong) wrong password\(row.wrong == 1 ? "" : "s") in a row"
+                                : "ok as far as known"
                 Terminal.output(
                     user.padding(toLength: width, withPad: " ", startingAt: 0) + "  set       "
                         + (row.deviceUnlock ? "on " : "off") + "            " + key

@@ -222,12 +222,15 @@ struct DjangoOAuthToolkitInteropTests {
             let afterLogout = try await setup.redeemDirectly(live.token, clientId: clientId)
             #expect(afterLogout.status == 400 && afterLogout.body.contains("invalid_grant"))
 
-            // The stored token is the revoked one: the next password login is loginExpired.
+            // Logout erased the stored token here as well (issue 21): the next password login finds no login to
+            // open and says so before any password work or request.
+            let requestsBefore = setup.transport.count(endingWith: "/token")
             let error = await #expect(throws: VaultError.self) {
                 try await restarted.auth.loginWithPassword(password: Self.password)
             }
-            #expect(error?.kind == .loginExpired)
-            #expect(error?.isLoginExpired == true)
+            #expect(error?.kind == .notRegistered)
+            #expect(error?.isNotRegistered == true)
+            #expect(setup.transport.count(endingWith: "/token") == requestsBefore)
             #expect(await !restarted.auth.isLoggedIn)
         }
     }

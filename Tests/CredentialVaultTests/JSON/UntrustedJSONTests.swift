@@ -36,6 +36,26 @@ struct UntrustedJSONTests {
         #expect(throws: UntrustedJSON.Refusal.tooDeep(limit: 64)) { try UntrustedJSON.object(from: trap) }
     }
 
+    @Test("UTF-16 and UTF-32 JSON, which Foundation reads and in which a byte '\"' can be half a character, is refused")
+    func notUTF8() throws {
+        // `["≁",` then 512 `[`: U+2241 is the bytes 41 22 in UTF-16LE, so a byte scan would take its second byte for
+        // the string's end and every `[` after the real end for text inside a string; Foundation, converting to UTF-8
+        // first, would meet 513 levels opened by the last character, its trap.
+        let trap = #"["≁","# + String(repeating: "[", count: 512)
+        let encodings: [String.Encoding] = [.utf16LittleEndian, .utf16BigEndian, .utf16, .utf32LittleEndian, .utf32]
+        for encoding in encodings {
+            let bytes = try #require(trap.data(using: encoding))
+            #expect(throws: UntrustedJSON.Refusal.notUTF8) { try UntrustedJSON.decode(JSONValue.self, from: bytes) }
+            #expect(throws: UntrustedJSON.Refusal.notUTF8) { try UntrustedJSON.object(from: bytes) }
+        }
+        // A NUL anywhere is refused too; UTF-8 with its byte-order mark is still read.
+        #expect(throws: UntrustedJSON.Refusal.notUTF8) {
+            try UntrustedJSON.decode(JSONValue.self, from: Data([0x5B, 0x00, 0x5D]))
+        }
+        let marked = Data([0xEF, 0xBB, 0xBF] + Array(#"{"a":"≁"}"#.utf8))
+        #expect(try UntrustedJSON.decode([String: String].self, from: marked)["a"] == "≁")
+    }
+
     @Test("64 levels are decoded, 65 are refused: the strict JWT parser's rule")
     func limit() throws {
         #expect(UntrustedJSON.maximumDepth == 64)
