@@ -74,12 +74,22 @@ struct Logout: AsyncParsableCommand {
                 try await Progress.run("Revoking the refresh token...") {
                     try await context.auth.logout(clearUser: clearUser)
                 }
-            } catch let error as VaultError where error.kind == .revocationFailed || error.isNetworkError {
+            } catch let error as VaultError {
+                // Whatever went wrong at the issuer (a refusal, no answer, a discovery that failed), the outcome that
+                // counts is the store's: when the login is ended here, say what the issuer did and exit 0; when it
+                // is not (a storage error), fail.
+                let ended =
+                    clearUser
+                    ? await !((try? context.userStorage.availableUserIds.contains(userId)) ?? true)
+                    : await !context.userStorage.hasStoredRefreshToken(userId: userId)
+                guard ended else { throw error }
                 // "Logged out here, but the issuer refused ...: its words. The token stays valid ...".
                 let prefix = "Logged out here, but "
                 outcome =
-                    "but "
-                    + (error.reason.hasPrefix(prefix) ? String(error.reason.dropFirst(prefix.count)) : error.reason)
+                    error.kind == .revocationFailed || error.isNetworkError
+                    ? "but "
+                        + (error.reason.hasPrefix(prefix) ? String(error.reason.dropFirst(prefix.count)) : error.reason)
+                    : "but it could not be revoked at the issuer (\(error.reason)); it stays valid there until it expires."
             }
             if clearUser {
                 Terminal.output(
