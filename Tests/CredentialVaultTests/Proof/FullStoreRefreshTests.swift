@@ -13,25 +13,29 @@ struct FullStoreRefreshTests {
         "a store that cannot take the new envelope makes no token request, says the login is kept, and the same login refreshes once space is freed"
     )
     func fullStore() async throws {
-        try await AuthFixture.with { fixture in
-            if let refusal = try await DiskFaultProofTests.tmpfsRefusal(under: fixture.root) {
-                Issue.record("no tmpfs here, so no full file system to refresh on: \(refusal)")
-                return
-            }
-            guard case .success(let disk) = try await Tmpfs.mount(at: fixture.root.appending(path: "disk"), size: "4m")
-            else { throw FixtureError("mounting the tmpfs failed") }
-            do {
-                try await refreshOnFullStore(fixture, disk: disk)
-                try await disk.unmount()
-            } catch {
-                try? await disk.unmount()
-                throw error
-            }
-        }
+        try await Self.withSmallStore { fixture, disk in try await refreshOnFullStore(fixture, disk: disk) }
     }
 
     @Test("a refresh first removes the temporary files killed processes left, so their space does not fill the store")
     func staleReservations() async throws {
+        try await Self.withSmallStore { fixture, disk in
+            var configuration = fixture.configuration
+            let store = disk.mountPoint.appending(path: "store")
+            configuration.storeDirectory = store
+            let vault = try Vault(configuration: configuration, transport: fixture.transport)
+            let userId = try await vault.auth.performOpenIDConnectFlow { url in await Browser.follow(url) }
+            try await vault.auth.storeRefreshToken(withNewPassword: AuthFixture.password)
+            // What a process killed while holding its reservation leaves: a temporary file nobody holds.
+            let stale = store.appending(path: ".tmp-0123456789abcdef")
+            try Data(count: 3 << 20).write(to: stale)
+            _ = try await vault.auth.loginWithPassword(userId: userId, password: AuthFixture.password)
+            #expect(!FileManager.default.fileExists(atPath: stale.path))
+        }
+    }
+
+    /// Runs `body` with an ``AuthFixture`` and a 4 MiB tmpfs under it, unmounted however `body` ends; records an
+    /// issue where no tmpfs can be mounted.
+    private static func withSmallStore(_ body: (AuthFixture, Tmpfs) async throws -> Void) async throws {
         try await AuthFixture.with { fixture in
             if let refusal = try await DiskFaultProofTests.tmpfsRefusal(under: fixture.root) {
                 Issue.record("no tmpfs here, so no full file system to refresh on: \(refusal)")
@@ -40,17 +44,7 @@ struct FullStoreRefreshTests {
             guard case .success(let disk) = try await Tmpfs.mount(at: fixture.root.appending(path: "disk"), size: "4m")
             else { throw FixtureError("mounting the tmpfs failed") }
             do {
-                var configuration = fixture.configuration
-                let store = disk.mountPoint.appending(path: "store")
-                configuration.storeDirectory = store
-                let vault = try Vault(configuration: configuration, transport: fixture.transport)
-                let userId = try await vault.auth.performOpenIDConnectFlow { url in await Browser.follow(url) }
-                try await vault.auth.storeRefreshToken(withNewPassword: AuthFixture.password)
-                // What a process killed while holding its reservation leaves: a temporary file nobody holds.
-                let stale = store.appending(path: ".tmp-0123456789abcdef")
-                try Data(count: 3 << 20).write(to: stale)
-                _ = try await vault.auth.loginWithPassword(userId: userId, password: AuthFixture.password)
-                #expect(!FileManager.default.fileExists(atPath: stale.path))
+                try await body(fixture, disk)
                 try await disk.unmount()
             } catch {
                 try? await disk.unmount()
