@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "CredentialVaultSMART", targets: ["CredentialVaultSMART"]),
         .library(name: "VaultCrypto", targets: ["VaultCrypto"]),
         .library(name: "KeyServiceMock", targets: ["KeyServiceMock"]),
+        // Issue 22: the key-service logic both key services share, and the production key service.
+        .library(name: "KeyServiceCore", targets: ["KeyServiceCore"]),
+        .executable(name: "keyservice", targets: ["keyservice"]),
         // The tool is credential-vault: `vault` is HashiCorp Vault's command, on many engineers' PATH.
         .executable(name: "credential-vault", targets: ["vault"]),
         .executable(name: "keyservice-mock", targets: ["keyservice-mock"]),
@@ -25,6 +28,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // Issue 22 (keyservice): metrics, exported for Prometheus; TLS served by HummingbirdTLS over swift-nio-ssl.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // Generators and seeds for the hostile-input suite (Tests/HostileInputTests), and nothing else.
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
@@ -66,10 +73,49 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Issue 22: TIM KeyService v1 (routes, verifiers, peppers, counting rule, limits), the KeyStorage seam and
+        // its SQLite engine; used by keyservice and keyservice-mock, never by the client library.
+        .target(
+            name: "KeyServiceCore",
+            dependencies: [
+                "VaultCrypto", "VaultPOSIX",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "KeyService/Sources/KeyServiceCore"
+        ),
+        // Issue 22: the production key service (SQLite or PostgreSQL, TLS, metrics, health checks).
+        .executableTarget(
+            name: "keyservice",
+            dependencies: [
+                "KeyServiceCore", "VaultCrypto", "VaultPOSIX",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            path: "KeyService/Sources/keyservice"
+        ),
+        .testTarget(
+            name: "KeyServiceTests",
+            dependencies: [
+                "KeyServiceCore", "VaultCrypto", "VaultTestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "KeyService/Tests/KeyServiceTests"
+        ),
         .target(
             name: "KeyServiceMock",
             dependencies: [
-                "VaultCrypto", "VaultPOSIX",
+                "KeyServiceCore", "VaultCrypto", "VaultPOSIX",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // Backend Services client assertions (RS384, ES384, ...): verified by jwt-kit, never by our own code.
