@@ -1,6 +1,6 @@
 #!/bin/sh
-# Measures keyservice-mock's POST /key (right secret, state in SQLite) against a plain Hummingbird
-# JSON echo route, with the same load generator (wrk), on the same machine, in one run.
+# Measures POST /key (right secret, state in SQLite) of keyservice and of keyservice-mock against a plain
+# Hummingbird JSON echo route, with the same load generator (wrk), on the same machine, in one run.
 # Usage: Benchmarks/keyservice-throughput/run.sh   (from anywhere; `make bench-keyservice` runs it)
 set -eu
 
@@ -26,13 +26,15 @@ trap cleanup EXIT INT TERM
 
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk" >&2; exit 1; }
 
-echo "building keyservice-mock and echo-server (release)..."
+echo "building keyservice, keyservice-mock and echo-server (release)..."
 # The release builds `make build-release` makes (CI runs it): only what changed since is compiled again.
 release="--scratch-path ${RELEASE_SCRATCH:-.build-release}"
 benchmarks="--package-path Benchmarks --scratch-path ${BENCHMARK_SCRATCH:-.build-benchmarks}"
 (cd "$root" && "$SWIFT" build -c release $release --product keyservice-mock >/dev/null)
+(cd "$root" && "$SWIFT" build -c release $release --product keyservice >/dev/null)
 (cd "$root" && "$SWIFT" build -c release $benchmarks --product echo-server >/dev/null)
 mock_bin="$(cd "$root" && "$SWIFT" build -c release $release --show-bin-path)/keyservice-mock"
+service_bin="$(cd "$root" && "$SWIFT" build -c release $release --show-bin-path)/keyservice"
 echo_bin="$(cd "$root" && "$SWIFT" build -c release $benchmarks --show-bin-path)/echo-server"
 
 # Starts a server and prints the URL of its ready line. It runs inside $(...), a subshell, so the
@@ -53,25 +55,32 @@ start() {
 }
 
 mock_url=$(start mock "$mock_bin" --state-dir "$work/state")
+service_url=$(start service "$service_bin" --listen 127.0.0.1:0 --log-level warning \
+    --database "sqlite:$work/service.sqlite" --secrets-dir "$work/secrets")
 echo_url=$(start echo "$echo_bin")
 key_base="$mock_url/auth/realms/demo/keyservice/v1"
+service_base="$service_url/keyservice/v1"
 
 secret="bench-secret-0123456789abcdefghijklmnopqrstuvwxyz"
-keyid=$(curl -sf -X POST -H 'Content-Type: application/json' -d "{\"secret\":\"$secret\"}" "$key_base/createkey" |
-    sed 's/.*"keyid":"\([^"]*\)".*/\1/')
-body="{\"keyid\":\"$keyid\",\"secret\":\"$secret\"}"
-status=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' -d "$body" "$key_base/key")
-[ "$status" = 200 ] || { echo "POST /key answered $status, not 200" >&2; exit 1; }
-
-cat >"$work/post.lua" <<LUA
+# Creates a key below $1, checks that the right secret opens it, and writes wrk's script $2 that asks for it.
+prepare() {
+    keyid=$(curl -sf -X POST -H 'Content-Type: application/json' -d "{\"secret\":\"$secret\"}" "$1/createkey" |
+        sed 's/.*"keyid":"\([^"]*\)".*/\1/')
+    body="{\"keyid\":\"$keyid\",\"secret\":\"$secret\"}"
+    status=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' -d "$body" "$1/key")
+    [ "$status" = 200 ] || { echo "POST $1/key answered $status, not 200" >&2; exit 1; }
+    cat >"$2" <<LUA
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.body = '$body'
 LUA
+}
+prepare "$key_base" "$work/post.lua"
+prepare "$service_base" "$work/service.lua"
 
-# Runs wrk and prints requests per second; fails when any answer was not 2xx.
+# Runs wrk (script $3, default post.lua) and prints requests per second; fails when any answer was not 2xx.
 measure() {
-    out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$2" -s "$work/post.lua" "$1")
+    out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$2" -s "${3:-$work/post.lua}" "$1")
     if echo "$out" | grep -q "Non-2xx"; then
         echo "$out" >&2
         echo "$1 answered errors under load" >&2
@@ -83,23 +92,30 @@ measure() {
 echo "warming up..."
 measure "$echo_url/echo" 3s >/dev/null
 measure "$key_base/key" 3s >/dev/null
+measure "$service_base/key" 3s "$work/service.lua" >/dev/null
 
 # Interleaved rounds, best of each: load from other processes on the machine hits both alike.
 best_echo=0
 best_key=0
+best_service=0
 round=1
 while [ "$round" -le "$ROUNDS" ]; do
     e=$(measure "$echo_url/echo" "$DURATION")
+    s=$(measure "$service_base/key" "$DURATION" "$work/service.lua")
     k=$(measure "$key_base/key" "$DURATION")
-    echo "round $round: /key $k requests/s, echo $e requests/s"
+    echo "round $round: keyservice /key $s requests/s, keyservice-mock /key $k requests/s, echo $e requests/s"
     [ "$e" -gt "$best_echo" ] && best_echo=$e
+    [ "$s" -gt "$best_service" ] && best_service=$s
     [ "$k" -gt "$best_key" ] && best_key=$k
     round=$((round + 1))
 done
 
 echo
 echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION, $(nproc) cores, best of $ROUNDS rounds"
+printf '%-44s %8s requests/s\n' "keyservice POST /key (SQLite, 1 instance)" "$best_service"
 printf '%-44s %8s requests/s\n' "keyservice-mock POST /key (SQLite state)" "$best_key"
 printf '%-44s %8s requests/s\n' "plain Hummingbird JSON echo" "$best_echo"
+awk -v k="$best_service" -v e="$best_echo" \
+    'BEGIN { printf "ratio keyservice /key : echo = %.1f%% (goal: at least 50%%)\n", 100 * k / e }'
 awk -v k="$best_key" -v e="$best_echo" \
-    'BEGIN { printf "ratio /key : echo = %.1f%% (goal: at least 50%%)\n", 100 * k / e }'
+    'BEGIN { printf "ratio keyservice-mock /key : echo = %.1f%%\n", 100 * k / e }'

@@ -33,17 +33,23 @@ final class KeyServiceProcess: Sendable {
         }
     }
 
-    /// Starts `keyservice serve` with `arguments` (plus `--listen 127.0.0.1:0` unless given) and waits for its
-    /// ready line. It stops when this test process is gone (`--exit-on-stdin-eof`).
-    static func launch(_ arguments: [String], environment: [String: String]? = nil) async throws -> KeyServiceProcess {
+    /// Starts `keyservice serve` with `arguments` (plus `--listen 127.0.0.1:0` and `--log-format text` unless
+    /// given) and waits for its ready line; its standard error goes to `standardError` when given. It stops when
+    /// this test process is gone (`--exit-on-stdin-eof`).
+    static func launch(
+        _ arguments: [String],
+        environment: [String: String]? = nil,
+        standardError: URL? = nil
+    ) async throws -> KeyServiceProcess {
         var arguments = arguments
         if !arguments.contains("--listen") { arguments += ["--listen", "127.0.0.1:0"] }
+        if !arguments.contains("--log-format") { arguments += ["--log-format", "text"] }
         let child = try TestProcess(
-            [try executable.path, "serve"] + arguments + ["--exit-on-stdin-eof", "--log-format", "text"],
+            [try executable.path, "serve"] + arguments + ["--exit-on-stdin-eof"],
             environment: environment,
             input: .pipe,
             output: .pipe,
-            error: .none
+            error: standardError.map { .file($0) } ?? .none
         )
         let handle = try #require(child.output)
         let line = try await withThrowingTaskGroup(of: String?.self) { group in
