@@ -77,6 +77,24 @@ struct PrimitivesTests {
         }
     }
 
+    // The same BLAKE2 reference KAT (blake2b-kat.txt, key 00..3f, input 00), through the plain-array form.
+    @Test("keyedHashBytes gives the bytes keyedHash gives: the BLAKE2 reference KAT, and with a domain")
+    func blake2bBytes() throws {
+        let key = SecureBytes(Array(0..<64) as [UInt8])
+        let oneByte = try BLAKE2b.keyedHashBytes(key: key, domain: "", message: [UInt8]([0]), outputLength: 64)
+        #expect(
+            Data(oneByte).hex
+                == "961f6dd1e4dd30f63901690c512e78e4b45e4742ed197c3c5e45c549fd25f2e4187b0bc9fe30492b16b0d0bc4ef9b0f34c7003fac09a5ef1532e69430234cebd"
+        )
+        let pepper = SecureBytes.random(count: 32)
+        let plain = try BLAKE2b.keyedHashBytes(key: pepper, domain: "ctx", message: Data([9, 9]))
+        let secure = try BLAKE2b.keyedHash(key: pepper, domain: "ctx", message: Data([9, 9]))
+        #expect(Data(plain) == secure.copyToData())
+        #expect(throws: CryptoError(.invalidLength, "")) {
+            try BLAKE2b.keyedHashBytes(key: SecureBytes([1, 2, 3]), domain: "", message: Data())
+        }
+    }
+
     // FIPS 180-2 appendix B.1.
     @Test("SHA-256 of \"abc\" matches FIPS 180-2 B.1")
     func sha256() {
