@@ -64,6 +64,33 @@ struct KeyServiceExecutableTests {
         #expect(counts == [401: 3, 204: attempts - 3])
     }
 
+    @Test("simultaneous right secrets on one key all get the key: none sees it locked by the others' counts")
+    func concurrentRightSecrets() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await KeyServiceProcess.launch(Self.sqlite(directory))
+        let attempts = 200
+        let calls = KeyServiceCalls(base: server.keyServiceURL, http: HTTPClient(maximumConnections: attempts))
+        let created = try await calls.newKey(secret: "s3cret")
+        let start = AsyncStream.makeStream(of: Void.self)
+        let counts = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<attempts {
+                group.addTask {
+                    for await _ in start.stream { break }
+                    return await status { try await calls.key(created.keyId, secret: "s3cret") }
+                }
+            }
+            start.continuation.finish()
+            var counts: [Int: Int] = [:]
+            for await status in group { counts[status, default: 0] += 1 }
+            return counts
+        }
+        #expect(counts == [200: attempts])
+        // The count is back to zero: three wrong ones are needed to lock it.
+        for _ in 0..<2 { #expect(try await calls.key(created.keyId, secret: "wrong").status == 401) }
+        #expect(try await calls.key(created.keyId, secret: "s3cret").status == 200)
+    }
+
     @Test("a lock and a count survive kill -9 of the server and a restart")
     func lockSurvivesKill() async throws {
         let directory = try temporaryDirectory()
