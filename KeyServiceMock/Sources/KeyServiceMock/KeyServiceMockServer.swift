@@ -95,7 +95,8 @@ public final class KeyServiceMockServer: Sendable {
     /// the third locks the key); nil when no such key exists or the state cannot be read.
     ///
     /// A client test shows with it that a failure of the network or of the server was never counted as a wrong
-    /// password. Read under the key's lock, so never between an attempt's count and its check.
+    /// password. Read through the key storage's write queue, after every attempt answered so far (an attempt is
+    /// counted, checked and reset in one step, so never between an attempt's count and its check).
     public func failedAttempts(keyId: String) async -> Int? {
         (try? await keyService.failures(keyId: keyId)) ?? nil
     }
