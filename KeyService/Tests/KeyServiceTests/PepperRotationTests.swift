@@ -42,6 +42,8 @@ struct PepperRotationTests {
         #expect(try await again.key(bySecret.keyId, longSecret: bySecret.longSecret).string("key") == bySecret.key)
         #expect(try await again.key(bySecret.keyId, secret: "wrong").status == 401)
         #expect(try await again.key(fresh.keyId, secret: "secret-c").status == 200)
+        let metrics = try await http.get(second.baseURL.appendingPathComponent("metrics")).text
+        #expect(metrics.split(separator: "\n").contains("keyservice_keys_repeppered_total 1"), "\(metrics)")
         second.signal(SIGTERM)
         #expect(await second.waitForExit() == 0)
         #expect(try await Self.peppers(database) == ["pepper 1: 1 key", "pepper 2: 2 keys"])

@@ -145,6 +145,7 @@ package final class KeyService: Sendable {
         if version != peppers.newestVersion, case .secret(let secret) = credential {
             do {
                 try await rewrap(row, secret: secret, longSecret: grant.longSecret)
+                metrics.keyRepeppered()
             } catch {
                 // The key still opens under its old pepper; it moves at a later login.
                 rewrapFailure = error

@@ -6,10 +6,12 @@ import Metrics
 /// - `keyservice_requests_total{route, outcome}`: answers by route (`createkey`, `key`) and outcome.
 /// - `keyservice_wrong_credentials_total`: wrong secrets and long secrets counted against a key.
 /// - `keyservice_keys_locked_total`: keys locked by a third wrong credential in a row.
+/// - `keyservice_keys_repeppered_total`: keys moved to the newest pepper at a right-secret login.
 /// - `keyservice_database_duration_seconds{operation}`: how long each storage step took.
 package struct KeyServiceMetrics: Sendable {
     private let wrongCredentials = Counter(label: "keyservice_wrong_credentials_total")
     private let keysLocked = Counter(label: "keyservice_keys_locked_total")
+    private let keysRepeppered = Counter(label: "keyservice_keys_repeppered_total")
 
     package init() {}
 
@@ -22,6 +24,11 @@ package struct KeyServiceMetrics: Sendable {
     func wrongCredential(locked: Bool) {
         wrongCredentials.increment()
         if locked { keysLocked.increment() }
+    }
+
+    /// Counts one key moved to the newest pepper.
+    func keyRepeppered() {
+        keysRepeppered.increment()
     }
 
     /// Runs one storage step and records how long it took, failed or not.
