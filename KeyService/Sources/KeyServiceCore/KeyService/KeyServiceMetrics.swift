@@ -13,11 +13,43 @@ package struct KeyServiceMetrics: Sendable {
     private let keysLocked = Counter(label: "keyservice_keys_locked_total")
     private let keysRepeppered = Counter(label: "keyservice_keys_repeppered_total")
 
-    package init() {}
+    /// The counters of the answers there are, made once: a backend's lookup per request costs more than the count.
+    private let requests: [String: Counter]
+    private let databaseTimers: [String: Timer]
+
+    package init() {
+        let outcomes = [
+            "createkey": [
+                "created", "too_many_keys", "key_store_full", "unable_to_create_key", "invalid_request", "server_error",
+            ],
+            "key": [
+                "granted", "wrong_credential", "locked", "missing", "temporarily_unavailable", "invalid_request",
+                "server_error",
+            ],
+        ]
+        var requests: [String: Counter] = [:]
+        for (route, names) in outcomes {
+            for outcome in names {
+                requests[route + " " + outcome] = Self.requestCounter(route: route, outcome: outcome)
+            }
+        }
+        self.requests = requests
+        databaseTimers = Dictionary(
+            uniqueKeysWithValues: ["count", "insert", "rewrap"].map { ($0, Self.databaseTimer($0)) }
+        )
+    }
 
     /// Counts one answer of `route` with `outcome`.
     package func request(route: String, outcome: String) {
-        Counter(label: "keyservice_requests_total", dimensions: [("route", route), ("outcome", outcome)]).increment()
+        (requests[route + " " + outcome] ?? Self.requestCounter(route: route, outcome: outcome)).increment()
+    }
+
+    private static func requestCounter(route: String, outcome: String) -> Counter {
+        Counter(label: "keyservice_requests_total", dimensions: [("route", route), ("outcome", outcome)])
+    }
+
+    private static func databaseTimer(_ operation: String) -> Timer {
+        Timer(label: "keyservice_database_duration_seconds", dimensions: [("operation", operation)])
     }
 
     /// Counts one wrong credential, and a lock when it locked the key.
@@ -38,8 +70,7 @@ package struct KeyServiceMetrics: Sendable {
             let elapsed = ContinuousClock.now - start
             let nanoseconds =
                 elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
-            Timer(label: "keyservice_database_duration_seconds", dimensions: [("operation", operation)])
-                .recordNanoseconds(nanoseconds)
+            (databaseTimers[operation] ?? Self.databaseTimer(operation)).recordNanoseconds(nanoseconds)
         }
         return try await body()
     }
