@@ -43,7 +43,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The path createkey and key are below; a TIM deployment uses /auth/realms/REALM/keyservice/v1.")
     var basePath = "/keyservice/v1"
 
-    @Option(help: "The most keys one client address may create (behind a proxy, the proxy is the one client).")
+    @Option(
+        help: "The most keys one client address may create (behind a proxy: see --client-address-header)."
+    )
     var maxKeysPerClient = 10_000
 
     @Option(help: "The most keys the service holds.")
