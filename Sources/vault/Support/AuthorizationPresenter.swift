@@ -27,7 +27,7 @@ enum AuthorizationPresenter {
     /// ends at once with the reason instead of waiting for its timeout.
     static func unattended(_ url: URL) async {
         // The library's transport never follows redirects: the 302 comes back to be read here.
-        let transport = URLSessionTransport()
+        let transport = DefaultHTTPTransport.make()
         let response: HTTPResponse
         do {
             response = try await transport.send(HTTPRequest(method: "GET", url: url))
@@ -62,7 +62,7 @@ enum AuthorizationPresenter {
     }
 
     /// Ends the waiting flow at once with `reason`, as an OAuth error answer on the loopback listener.
-    private static func deliverError(_ reason: String, authorizationURL: URL, transport: URLSessionTransport) async {
+    private static func deliverError(_ reason: String, authorizationURL: URL, transport: any HTTPTransport) async {
         guard let redirect = queryItem("redirect_uri", in: authorizationURL),
             var components = URLComponents(string: redirect)
         else { return }
