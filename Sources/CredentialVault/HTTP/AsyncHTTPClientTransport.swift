@@ -101,10 +101,16 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             throw tooLarge()
         }
         var body = Data()
-        // Leaving the loop early ends the body stream, which closes the connection: nothing more is read.
-        for try await chunk in response.body {
-            guard chunk.readableBytes <= limit - body.count else { throw tooLarge() }
-            body.append(contentsOf: chunk.readableBytesView)
+        do {
+            // Leaving the loop early ends the body stream, which closes the connection: nothing more is read.
+            for try await chunk in response.body {
+                guard chunk.readableBytes <= limit - body.count else { throw tooLarge() }
+                body.append(contentsOf: chunk.readableBytesView)
+            }
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw MidAnswer(error: error)
         }
         var headers: [String: String] = [:]
         for (name, value) in response.headers {
@@ -165,6 +171,11 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
 
     // MARK: Errors
 
+    /// A failure after the answer's head: the server answered, then the connection failed.
+    private struct MidAnswer: Error {
+        let error: any Error
+    }
+
     private static func timedOut(host: String, timeout: TimeInterval) -> TransportError {
         TransportError(kind: .timedOut, host: host, reason: "no answer within \(seconds(timeout))")
     }
@@ -184,6 +195,11 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
                 reason: "the certificate of \(host) is not trusted (\(why))"
             )
         }
+        if let midAnswer = error as? MidAnswer {
+            let inner = failure(midAnswer.error, host: host, timeout: timeout)
+            guard inner.kind == .noResponse else { return inner }
+            return noResponse("the connection was dropped mid-answer")
+        }
         if let error = error as? HTTPClientError {
             switch error {
             case .deadlineExceeded, .readTimeout, .writeTimeout, .cancelled:
@@ -197,7 +213,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             case .invalidURL, .emptyHost, .emptyScheme:
                 return notConnected("the URL cannot be requested")
             case .remoteConnectionClosed:
-                return noResponse("the connection closed without a complete answer")
+                return noResponse("the connection closed without an answer")
             default:
                 return noResponse("the answer was not valid HTTP (\(error))")
             }
@@ -229,6 +245,9 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         }
         if let error = error as? ChannelError, case .connectTimeout = error {
             return notConnected("no connection within the time allowed")
+        }
+        if error is HTTPParserError {
+            return noResponse("the answer was not valid HTTP")
         }
         return noResponse("the connection failed")
     }

@@ -66,7 +66,7 @@ struct WireFaultProofTests {
             Expectation(
                 kind: .unreachable,
                 isNetworkError: true,
-                words: "token endpoint at 127.0.0.1: connection refused"
+                words: "token endpoint at 127.0.0.1: could not connect to 127.0.0.1 (connection refused)"
             )
         case (.tokenEndpoint, .slow):
             Expectation(kind: .timedOut, isNetworkError: true, words: "token endpoint at 127.0.0.1 gave no answer")

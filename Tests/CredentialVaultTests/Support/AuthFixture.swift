@@ -8,8 +8,8 @@ final class CountingTransport: HTTPTransport {
     private let inner: any HTTPTransport
     private let counts = Mutex<[String: Int]>([:])
 
-    /// Over the default transport with `trustRoots` (a configuration's).
-    init(trustRoots: TrustRoots? = nil) {
+    /// Over the default transport with `trustRoots` (a configuration's; by default the test authority).
+    init(trustRoots: TrustRoots? = try? TestTLS.trustRoots()) {
         inner = DefaultHTTPTransport.make(trustRoots: trustRoots)
     }
 
@@ -136,9 +136,15 @@ enum Browser {
         for _ in 0..<hops {
             guard let response = try? await transport.send(HTTPRequest(method: "GET", url: next)),
                 (300..<400).contains(response.status), let location = response.headers["location"],
-                let target = URL(string: location, relativeTo: next)?.absoluteURL
+                var target = URLComponents(
+                    url: URL(string: location, relativeTo: next)?.absoluteURL ?? next,
+                    resolvingAgainstBaseURL: false
+                )
             else { return }
-            next = target
+            // A browser resolves `localhost` itself; the transport sends plain http only to loopback IP literals.
+            if target.host == "localhost" { target.host = "127.0.0.1" }
+            guard let url = target.url else { return }
+            next = url
         }
     }
 }
