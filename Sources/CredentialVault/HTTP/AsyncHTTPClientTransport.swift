@@ -130,6 +130,16 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     /// One client per trust roots and proxy, for the life of the process.
     private static let clients = Mutex<[ClientKey: HTTPClient]>([:])
 
+    /// Shuts the process's shared clients down, closing their connections; for a process that wants to end with
+    /// nothing open (the clients otherwise live until the process exits). A later request makes a new client.
+    public static func shutDownSharedClients() async {
+        let all = clients.withLock { clients in
+            defer { clients = [:] }
+            return Array(clients.values)
+        }
+        for client in all { try? await client.shutdown() }
+    }
+
     private static func client(trustRoots: TrustRoots?, proxy: ProxyEnvironment.Proxy?) throws -> HTTPClient {
         let key = ClientKey(trustRoots: trustRoots, proxy: proxy)
         if let client = clients.withLock({ $0[key] }) { return client }
@@ -202,8 +212,10 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         }
         if let error = error as? HTTPClientError {
             switch error {
-            case .deadlineExceeded, .readTimeout, .writeTimeout, .cancelled:
+            case .deadlineExceeded, .readTimeout, .writeTimeout:
                 return timedOut(host: host, timeout: timeout)
+            case .cancelled:
+                return noResponse("the request was cancelled")
             case .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout:
                 return notConnected("no connection within the time allowed")
             case .proxyAuthenticationRequired:
@@ -238,7 +250,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             return notConnected(error.connectionErrors.first.map { reason($0.error) } ?? "connection refused")
         }
         if error is CancellationError {
-            return timedOut(host: host, timeout: timeout)
+            return noResponse("the request was cancelled")
         }
         if let error = error as? IOError, neverSentErrno.contains(error.errnoCode) {
             return notConnected(reason(error))
