@@ -34,6 +34,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // Generators and seeds for the hostile-input suite (Tests/HostileInputTests), and nothing else.
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        // Issue 23: the one HTTP transport on Linux, its TLS configuration, and the tests' throwaway CA.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         // The C library, reached only through VaultCrypto.
@@ -57,6 +62,12 @@ let package = Package(
                 // id_token signatures: the cryptography is jwt-kit's (over swift-crypto), never ours.
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                // Issue 23: the HTTP transport on Linux (URLSession stays on Apple platforms).
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(platforms: [.linux])),
             ]
         ),
         // SMART on FHIR on top of the vault: discovery, launches, scopes, the sealed launch context, FHIR requests.
@@ -125,6 +136,9 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                // Issue 23: the mock served over https (ServerTLS).
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "KeyServiceMock/Sources/KeyServiceMock"
         ),
@@ -141,7 +155,13 @@ let package = Package(
         // processes (TestProcess). Never KeyServiceMock: making this target depend on it coincided with crashes.
         .target(
             name: "VaultTestSupport",
-            dependencies: ["VaultPOSIX", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "VaultPOSIX", .product(name: "Logging", package: "swift-log"),
+                // Issue 23: the throwaway CA of the https tests (TestCertificateAuthority).
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
             path: "Tests/VaultTestSupport"
         ),
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto"], resources: [.copy("Vectors")]),
@@ -161,6 +181,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // The test issuer that answers hostile id_tokens (Support/TestIssuer.swift).
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "JWTKit", package: "jwt-kit"),
+                // Issue 23: the https test servers (TLSTestServer).
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -169,7 +191,7 @@ let package = Package(
         .testTarget(
             name: "CredentialVaultSMARTTests",
             dependencies: [
-                "CredentialVaultSMART", "CredentialVault", "KeyServiceMock",
+                "CredentialVaultSMART", "CredentialVault", "KeyServiceMock", "VaultTestSupport",
                 .product(name: "Logging", package: "swift-log"), .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),

@@ -7,13 +7,15 @@ public struct Vault: Sendable {
     /// Login, fresh access tokens, logout.
     public let auth: Auth
 
-    /// Builds both parts over HTTP (URLSession by default).
+    /// Builds both parts over HTTP: over `transport`, else ``DefaultHTTPTransport`` with the configuration's
+    /// ``VaultConfiguration/trustRoots`` (AsyncHTTPClient on Linux, URLSession on Apple platforms).
     /// - Throws: ``VaultError`` `.insecureURL` when the issuer or key service URL is neither https nor a
     ///   loopback address.
     public init(
         configuration: VaultConfiguration,
-        transport: any HTTPTransport = URLSessionTransport()
+        transport: (any HTTPTransport)? = nil
     ) throws(VaultError) {
+        let transport = transport ?? DefaultHTTPTransport.make(trustRoots: configuration.trustRoots)
         try Auth.checkIssuer(configuration.issuer)
         let keyService = try HTTPKeyService(
             baseURL: configuration.keyServiceURL,

@@ -50,6 +50,9 @@ public struct VaultConfiguration: Sendable {
     public var monotonicNow: @Sendable () -> ContinuousClock.Instant
     /// Where the library says what it does: requests and decisions at debug, never a secret or a body.
     public var logger: Logger
+    /// Certificate authorities trusted for https besides the system's, or instead of them when pinned; nil for the
+    /// system's alone. Used by the default transport (``DefaultHTTPTransport``) on Linux.
+    public var trustRoots: TrustRoots?
 
     /// The scopes asked for by default: `openid offline_access`.
     public static let defaultScopes = ["openid", "offline_access"]
@@ -97,6 +100,7 @@ public struct VaultConfiguration: Sendable {
         self.now = now
         self.monotonicNow = monotonicNow
         self.logger = logger
+        self.trustRoots = nil
     }
 
     /// A TIM-style configuration: issuer `{server}/auth/realms/{realm}`, key service below it.

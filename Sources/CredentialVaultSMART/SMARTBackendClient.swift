@@ -56,7 +56,7 @@ public actor SMARTBackendClient: FHIRAccess {
         now: @escaping @Sendable () -> Date = { Date() },
         monotonicNow: @escaping @Sendable () -> ContinuousClock.Instant = { .now },
         logger: Logger = Logger(label: "credential-vault"),
-        transport: any HTTPTransport = URLSessionTransport()
+        transport: any HTTPTransport = DefaultHTTPTransport.make()
     ) throws(VaultError) {
         try FHIRConnection.check(fhirBase: fhirBase)
         let patientOrUser = scopes.compactMap(SMARTScope.init).filter { $0.context != .system }

@@ -41,7 +41,7 @@ public actor SMARTClient: FHIRAccess {
         fhirBase: URL,
         configuration: VaultConfiguration,
         allowsServerWithoutS256: Bool = false,
-        transport: any HTTPTransport = URLSessionTransport()
+        transport: (any HTTPTransport)? = nil
     ) throws(VaultError) {
         try FHIRConnection.check(fhirBase: fhirBase)
         var configuration = configuration
@@ -50,7 +50,7 @@ public actor SMARTClient: FHIRAccess {
         self.fhirBase = fhirBase
         self.configuration = configuration
         self.allowsServerWithoutS256 = allowsServerWithoutS256
-        self.transport = transport
+        self.transport = transport ?? DefaultHTTPTransport.make(trustRoots: configuration.trustRoots)
     }
 
     // MARK: Discovery

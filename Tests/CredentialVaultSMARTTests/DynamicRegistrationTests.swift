@@ -198,7 +198,7 @@ struct DynamicRegistrationTests {
             ],
             body: try JSONEncoder().encode(body)
         )
-        let answer = try await URLSessionTransport().send(request)
+        let answer = try await TestTLS.transport().send(request)
         #expect(answer.status == 200)
     }
 }

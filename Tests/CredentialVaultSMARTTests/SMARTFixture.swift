@@ -7,7 +7,7 @@ import Synchronization
 /// A transport that counts requests by path suffix and can run a step after an answer (to move a clock between
 /// two pages of a search).
 final class ObservingTransport: HTTPTransport {
-    private let inner = URLSessionTransport()
+    private let inner = TestTLS.transport()
     private let counts = Mutex<[String: Int]>([:])
     private let afterAnswer = Mutex<(@Sendable (HTTPRequest) -> Void)?>(nil)
 
@@ -53,11 +53,13 @@ struct SMARTFixture {
         mock.now = serverClock.dateProvider
         mock.smart = smart
         mock.dynamicRegistration = dynamicRegistration
+        // Served over https with the test authority, which the vault trusts through its configuration.
+        mock.tls = try TestTLS.server()
         return try await KeyServiceMockServer.withServer(mock) { server in
             let root = URL(fileURLWithPath: NSTemporaryDirectory()).appending(path: "smart-test-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: root) }
-            let configuration = VaultConfiguration(
+            var configuration = VaultConfiguration(
                 issuer: server.issuer,
                 clientId: "vault",
                 scopes: scopes,
@@ -70,6 +72,7 @@ struct SMARTFixture {
                 now: clientClock.dateProvider,
                 monotonicNow: clientClock.instantProvider
             )
+            configuration.trustRoots = try TestTLS.trustRoots()
             let fixture = SMARTFixture(
                 server: server,
                 serverClock: serverClock,
@@ -114,7 +117,7 @@ struct SMARTFixture {
 /// A browser for an authorization server that approves without a page: it follows the redirects.
 enum Browser {
     static func follow(_ url: URL, hops: Int = 5) async {
-        let transport = URLSessionTransport()
+        let transport = TestTLS.transport()
         var next = url
         for _ in 0..<hops {
             guard let response = try? await transport.send(HTTPRequest(method: "GET", url: next)),

@@ -8,7 +8,7 @@ import VaultCrypto
 /// before the library sees it. A kill after `received N` and before the caller's `sealed N` landed in the
 /// window between the issuer's rotation and the fsync.
 final class ProgressTransport: HTTPTransport {
-    private let inner = URLSessionTransport()
+    private let inner = DefaultHTTPTransport.make()
     private let fingerprintKey: SecureBytes
     private let grants = Mutex(0)
 

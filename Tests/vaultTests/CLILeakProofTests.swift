@@ -127,7 +127,7 @@ struct CLILeakProofTests {
 
     static func revoke(_ token: String, at server: KeyServiceMockServer) async throws {
         let encoded = token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        let response = try await URLSessionTransport().send(
+        let response = try await DefaultHTTPTransport.make().send(
             HTTPRequest(
                 method: "POST",
                 url: server.issuer.appending(path: "protocol/openid-connect/revoke"),

@@ -67,6 +67,8 @@ public struct KeyServiceMockConfiguration: Sendable {
     ///
     /// Leave it off inside a test process: it takes over those signals for the whole process.
     public var stopsOnTerminationSignals: Bool = false
+    /// Serve https with this certificate and key instead of plain http; nil (the default) for plain http.
+    public var tls: ServerTLS? = nil
     /// The logger the server and its HTTP stack write to; its level decides what is written.
     ///
     /// At `.debug` every request and every decision is logged (key granted, wrong secret 2 of 3, key

@@ -1,5 +1,6 @@
 public import Foundation
 import Hummingbird
+import HummingbirdTLS
 import KeyServiceCore
 import Logging
 import NIOCore
@@ -18,7 +19,7 @@ import UnixSignals
 /// Start it in-process on port 0 in a test (``withServer(_:isolation:_:)`` stops it when the scope
 /// ends; ``start(_:)`` and ``stop()`` when a scope does not fit), or run the `keyservice-mock` executable.
 public final class KeyServiceMockServer: Sendable {
-    /// `http://HOST:PORT`, with the port actually bound.
+    /// `http://HOST:PORT` (`https` with ``KeyServiceMockConfiguration/tls``), with the port actually bound.
     public let baseURL: URL
     /// `{baseURL}/auth/realms/{realm}`: the OpenID Connect issuer.
     public let issuer: URL
@@ -202,6 +203,7 @@ public final class KeyServiceMockServer: Sendable {
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let application = Application(
             router: router,
+            server: try configuration.tls.map { try .tls(tlsConfiguration: $0.tlsConfiguration) } ?? .http1(),
             // A burst of a thousand simultaneous connections (a lockout test's) waits in the accept queue
             // instead of overflowing Hummingbird's default of 256, which resets connections under load.
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), backlog: 1_024),
@@ -237,7 +239,8 @@ public final class KeyServiceMockServer: Sendable {
             throw KeyServiceMockError("the server stopped before it listened")
         }
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        guard let baseURL = URL(string: "http://\(host):\(boundPort)"),
+        let scheme = configuration.tls == nil ? "http" : "https"
+        guard let baseURL = URL(string: "\(scheme)://\(host):\(boundPort)"),
             let issuer = URL(string: baseURL.absoluteString + layout.issuerPath)
         else {
             await serviceGroup.triggerGracefulShutdown()

@@ -144,6 +144,12 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
     @Flag(help: "Stop when standard input reaches end of file (a parent process that started this one has gone).")
     var exitOnStdinEof = false
 
+    @Option(help: "Serve https with this certificate chain (PEM, the server's certificate first); needs --tls-key.")
+    var tlsCertificate: String?
+
+    @Option(help: "The private key (unencrypted PEM) of --tls-certificate.")
+    var tlsKey: String?
+
     func validate() throws {
         guard user.isEmpty else {
             throw ValidationError(
@@ -153,6 +159,9 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
         }
         guard maxKeysPerClient > 0, maxKeys > 0 else {
             throw ValidationError("--max-keys-per-client and --max-keys must be positive")
+        }
+        guard (tlsCertificate == nil) == (tlsKey == nil) else {
+            throw ValidationError("--tls-certificate and --tls-key go together")
         }
         for lifetime in [accessTokenLifetime, idTokenLifetime, refreshTokenLifetime] where !(lifetime > 0) {
             throw ValidationError("token lifetimes must be positive numbers of seconds")
@@ -173,6 +182,14 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
         configuration.refreshTokenLifetime = refreshTokenLifetime
         configuration.stopsOnTerminationSignals = true
         configuration.dynamicRegistration = dynamicRegistration
+        if let tlsCertificate, let tlsKey {
+            do {
+                configuration.tls = try ServerTLS(certificateChainFile: tlsCertificate, privateKeyFile: tlsKey)
+            } catch {
+                FileHandle.standardError.write(Data("keyservice-mock: \(error)\n".utf8))
+                throw ExitCode.failure
+            }
+        }
         if smart || smartLegacy || smartWithoutS256 || smartRefreshIncludesContext || !smartBackendClient.isEmpty {
             var mode = SMARTMode()
             mode.discovery = smartLegacy ? .capabilityStatementOnly : .wellKnown

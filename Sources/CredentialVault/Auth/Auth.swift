@@ -33,15 +33,16 @@ public actor Auth {
     /// An auth over `userStorage` (use ``Vault`` to build both from one configuration).
     ///
     /// The issuer is checked at the first call that needs it: an issuer that is neither https nor a loopback
-    /// address fails that call with `.insecureURL`.
+    /// address fails that call with `.insecureURL`. Without a `transport`, ``DefaultHTTPTransport`` with the
+    /// configuration's ``VaultConfiguration/trustRoots``.
     public init(
         configuration: VaultConfiguration,
         userStorage: UserStorage,
-        transport: any HTTPTransport = URLSessionTransport()
+        transport: (any HTTPTransport)? = nil
     ) {
         self.configuration = configuration
         self.userStorage = userStorage
-        self.transport = transport
+        self.transport = transport ?? DefaultHTTPTransport.make(trustRoots: configuration.trustRoots)
     }
 
     // MARK: State

@@ -13,8 +13,8 @@ public struct HTTPRequest: Sendable {
     /// Seconds to wait for the whole answer.
     public var timeout: TimeInterval
     /// The most bytes of answer body to accept: a larger answer is a ``TransportError`` of kind
-    /// ``TransportError/Kind/answerTooLarge``, never handed to a parser. ``URLSessionTransport`` checks it on
-    /// the body URLSession hands over whole (a transport that streams may stop reading at the limit).
+    /// ``TransportError/Kind/answerTooLarge``, never handed to a parser. ``AsyncHTTPClientTransport`` stops reading at the
+    /// limit; ``URLSessionTransport`` checks it on the body URLSession hands over whole.
     public var maximumAnswerSize: Int
 
     /// The default ``maximumAnswerSize``: 1 MiB. Every answer the library expects (key service, discovery,

@@ -1,9 +1,6 @@
+#if canImport(Darwin)
 import Foundation
 import Synchronization
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// URLSession's delegate for ``URLSessionTransport``: it follows no redirect (the library handles every 3xx itself)
 /// and answers no authentication challenge.
@@ -56,3 +53,4 @@ final class SessionTaskDelegate: NSObject, URLSessionTaskDelegate, Sendable {
         challenged.withLock { $0.removeValue(forKey: identifier) }
     }
 }
+#endif

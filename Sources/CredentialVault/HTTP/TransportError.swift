@@ -8,6 +8,7 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
             case noResponse
             case timedOut
             case answerTooLarge
+            case certificateNotTrusted
         }
 
         let base: Base
@@ -26,6 +27,10 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         /// An answer came, but its body is larger than the request's ``HTTPRequest/maximumAnswerSize``;
         /// the transport stopped reading it.
         public static let answerTooLarge = Self(.answerTooLarge)
+        /// The server's TLS certificate was not accepted (no trusted authority signed it, it has expired, or it
+        /// does not name the host): the request was never sent. Give the issuing authority with
+        /// ``VaultConfiguration/trustRoots`` (the CLI's `--ca-file`) when the server uses a private one.
+        public static let certificateNotTrusted = Self(.certificateNotTrusted)
 
         /// The kind's name.
         public var description: String { base.rawValue }
@@ -44,6 +49,10 @@ public struct TransportError: Error, Sendable, CustomStringConvertible {
         self.host = host
         self.reason = reason
     }
+
+    /// Whether the request certainly never left this machine (``Kind/notConnected``, ``Kind/certificateNotTrusted``),
+    /// so that sending it again cannot make the server act twice.
+    public var wasNeverSent: Bool { kind == .notConnected || kind == .certificateNotTrusted }
 
     /// `no answer from HOST: REASON`.
     public var description: String { "no answer from \(host): \(reason)" }

@@ -1,65 +1,24 @@
+#if canImport(Darwin)
 import Foundation
 import Synchronization
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
-/// ``HTTPTransport`` over Foundation's URLSession (FoundationNetworking on Linux) for https, and over the library's
-/// own HTTP/1.1 client for plain http to a loopback address. Does not follow redirects, keeps no cookies and no
-/// cache, and reads an answer body only up to the request's ``HTTPRequest/maximumAnswerSize``.
+/// ``HTTPTransport`` over Foundation's URLSession: the default on Apple platforms (Linux uses
+/// ``AsyncHTTPClientTransport``). Does not follow redirects, keeps no cookies and no cache, and refuses an answer
+/// body over the request's ``HTTPRequest/maximumAnswerSize``.
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
     private let delegate = SessionTaskDelegate()
 
+    /// The transport ``DefaultHTTPTransport`` hands out on Apple platforms: one session for the process.
+    public static let shared = URLSessionTransport()
+
     /// A transport with an ephemeral session of its own.
     public init() {
-        // This session keeps nothing on disk; Foundation's folders made for it are removed again.
-        let folders = Self.foundationFolders()
-        let existing = Set(folders.map(\.path).filter { FileManager.default.fileExists(atPath: $0) })
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpCookieStorage = nil
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
-        Self.removeFoldersMade(since: existing, among: folders)
-    }
-
-    /// The folders swift-corelibs-foundation makes for every session configuration, even an ephemeral one with
-    /// no cache and no cookies: `~/.cache/org.swift.foundation.URLCache/{process}` (URLCache) and
-    /// `$XDG_DATA_HOME/{bundle}` (cookie storage), with their parents. Deepest first.
-    private static func foundationFolders() -> [URL] {
-        #if canImport(FoundationNetworking)
-        let manager = FileManager.default
-        func base(_ directory: FileManager.SearchPathDirectory) -> URL? {
-            try? manager.url(for: directory, in: .userDomainMask, appropriateFor: nil, create: false)
-        }
-        func usable(_ name: String) -> Bool { !name.isEmpty && name != "." && name != ".." && !name.contains("/") }
-        var folders: [URL] = []
-        if let caches = base(.cachesDirectory) {
-            let cache = caches.appending(path: "org.swift.foundation.URLCache")
-            let name = (Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName)
-                .replacingOccurrences(of: "\\", with: "_")
-                .replacingOccurrences(of: ":", with: "_")
-                .replacingOccurrences(of: "/", with: "_")
-            if usable(name) { folders.append(cache.appending(path: name)) }
-            folders += [cache, caches]
-        }
-        if let data = base(.applicationSupportDirectory) {
-            let name = Bundle.main.bundleURL.lastPathComponent
-            if usable(name) { folders.append(data.appending(path: name)) }
-            folders += [data, data.deletingLastPathComponent()]
-        }
-        return folders
-        #else
-        return []
-        #endif
-    }
-
-    /// Removes the folders of ``foundationFolders()`` that were not there before this session was made, when
-    /// they are empty: `rmdir` removes nothing that holds a file, and nothing that existed before is touched.
-    private static func removeFoldersMade(since existing: Set<String>, among folders: [URL]) {
-        for folder in folders where !existing.contains(folder.path) { rmdir(folder.path) }
     }
 
     deinit {
@@ -67,12 +26,6 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
-        #if canImport(Glibc)
-        // Plain http to a loopback address goes over a socket of the library's own (see LoopbackHTTPClient).
-        if request.url.isPlainLoopback {
-            return try await LoopbackHTTPClient.send(request)
-        }
-        #endif
         var prepared = URLRequest(url: request.url, timeoutInterval: request.timeout)
         prepared.httpMethod = request.method
         for (name, value) in request.headers { prepared.setValue(value, forHTTPHeaderField: name) }
@@ -216,3 +169,4 @@ public final class URLSessionTransport: HTTPTransport {
         count >= 1 << 20 && count % (1 << 20) == 0 ? "\(count >> 20) MiB" : "\(count) bytes"
     }
 }
+#endif

@@ -19,7 +19,7 @@ public struct HTTPKeyService: KeyService {
     public init(
         server: URL,
         realm: String,
-        transport: any HTTPTransport = URLSessionTransport(),
+        transport: any HTTPTransport = DefaultHTTPTransport.make(),
         timeout: TimeInterval = VaultConfiguration.defaultRequestTimeout,
         logger: Logger = Logger(label: "credential-vault")
     ) throws(VaultError) {
@@ -31,7 +31,7 @@ public struct HTTPKeyService: KeyService {
     /// - Throws: ``VaultError`` `.insecureURL` unless the URL is https or a loopback address.
     public init(
         baseURL: URL,
-        transport: any HTTPTransport = URLSessionTransport(),
+        transport: any HTTPTransport = DefaultHTTPTransport.make(),
         timeout: TimeInterval = VaultConfiguration.defaultRequestTimeout,
         logger: Logger = Logger(label: "credential-vault")
     ) throws(VaultError) {
@@ -79,9 +79,9 @@ public struct HTTPKeyService: KeyService {
         let request = HTTPRequest(
             method: "POST",
             url: baseURL.appending(path: call == .createKey ? TIMLayout.createKeyPath : TIMLayout.keyPath),
-            // A fresh connection per call: libcurl sends a POST again, unasked, when a reused connection closes
-            // without an answer, and a password check sent twice would count one typo twice.
-            headers: ["Content-Type": "application/json", "Accept": "application/json", "Connection": "close"],
+            // Connections are reused: the transport never sends a request again on its own (a password check sent
+            // twice would count one typo twice); only sendRetryingOnce does, and only when it never left.
+            headers: ["Content-Type": "application/json", "Accept": "application/json"],
             // Encoding optional strings cannot fail.
             body: try! encoder.encode(body),
             timeout: timeout

@@ -62,7 +62,10 @@ struct Register: AsyncParsableCommand {
             if context.isEmbedded { Terminal.note(Self.embeddedLockoutNote) }
             let follow = unattended || context.isEmbedded
             let presenter: @Sendable (URL) async -> Void =
-                follow ? AuthorizationPresenter.unattended : AuthorizationPresenter.browser
+                follow
+                ? { @Sendable [trustRoots = context.vault.configuration.trustRoots] url in
+                    await AuthorizationPresenter.unattended(url, trustRoots: trustRoots)
+                } : AuthorizationPresenter.browser
             let flow = {
                 try await context.auth.performOpenIDConnectFlow(
                     flow: signUp ? .signUp : .signIn,

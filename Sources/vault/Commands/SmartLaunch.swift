@@ -94,7 +94,10 @@ struct SmartLaunch: AsyncParsableCommand {
         if context.isEmbedded { Terminal.note(Register.embeddedLockoutNote) }
         if let ehr { try await smart.handleEHRLaunch(iss: ehr.iss, launch: ehr.launch) }
         let presenter: @Sendable (URL) async -> Void =
-            unattended ? AuthorizationPresenter.unattended : AuthorizationPresenter.browser
+            unattended
+            ? { @Sendable [trustRoots = context.vault.configuration.trustRoots] url in
+                await AuthorizationPresenter.unattended(url, trustRoots: trustRoots)
+            } : AuthorizationPresenter.browser
         let authorize = {
             try await smart.authorize(
                 userId: context.settings.user.value,

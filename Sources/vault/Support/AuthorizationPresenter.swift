@@ -24,10 +24,11 @@ enum AuthorizationPresenter {
     /// For an issuer that approves without a page (KeyServiceMock, the embedded default): fetches the
     /// authorization URL without following redirects, then requests the 302's `Location`, which delivers the
     /// code to the loopback listener. A failure is delivered to the listener as an OAuth error, so the flow
-    /// ends at once with the reason instead of waiting for its timeout.
-    static func unattended(_ url: URL) async {
+    /// ends at once with the reason instead of waiting for its timeout. `trustRoots` are the configuration's
+    /// (`--ca-file`), for an issuer whose certificate a private authority signed.
+    static func unattended(_ url: URL, trustRoots: TrustRoots? = nil) async {
         // The library's transport never follows redirects: the 302 comes back to be read here.
-        let transport = URLSessionTransport()
+        let transport = DefaultHTTPTransport.make(trustRoots: trustRoots)
         let response: HTTPResponse
         do {
             response = try await transport.send(HTTPRequest(method: "GET", url: url))
@@ -58,11 +59,21 @@ enum AuthorizationPresenter {
             )
             return
         }
-        _ = try? await transport.send(HTTPRequest(method: "GET", url: location))
+        _ = try? await transport.send(HTTPRequest(method: "GET", url: onLoopbackLiteral(location)))
+    }
+
+    /// The redirect URI with `localhost` as 127.0.0.1, where the library's listener is: the transport sends plain
+    /// http only to loopback IP literals (a browser would resolve the name itself).
+    private static func onLoopbackLiteral(_ url: URL) -> URL {
+        guard url.host?.lowercased() == "localhost",
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        else { return url }
+        components.host = "127.0.0.1"
+        return components.url ?? url
     }
 
     /// Ends the waiting flow at once with `reason`, as an OAuth error answer on the loopback listener.
-    private static func deliverError(_ reason: String, authorizationURL: URL, transport: URLSessionTransport) async {
+    private static func deliverError(_ reason: String, authorizationURL: URL, transport: any HTTPTransport) async {
         guard let redirect = queryItem("redirect_uri", in: authorizationURL),
             var components = URLComponents(string: redirect)
         else { return }
@@ -72,7 +83,7 @@ enum AuthorizationPresenter {
             URLQueryItem(name: "state", value: queryItem("state", in: authorizationURL)),
         ]
         guard let url = components.url else { return }
-        _ = try? await transport.send(HTTPRequest(method: "GET", url: url))
+        _ = try? await transport.send(HTTPRequest(method: "GET", url: onLoopbackLiteral(url)))
     }
 
     private static func queryItem(_ name: String, in url: URL) -> String? {

@@ -46,7 +46,8 @@ struct BackendOptions: ParsableArguments {
             privateKeyPEM: pem,
             keyId: keyId,
             scopes: scope.split(separator: " ").map(String.init),
-            requestTimeout: timeout
+            requestTimeout: timeout,
+            transport: DefaultHTTPTransport.make(trustRoots: try VaultContext.trustRoots(settings))
         )
     }
 }

@@ -63,6 +63,17 @@ struct ConnectionOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "Certificate authorities (PEM) to trust for https besides the system's, for a private CA or a "
+                + "TLS-inspecting proxy (env CREDENTIAL_VAULT_CA_FILE; config caFile; else SSL_CERT_FILE, instead of "
+                + "the system's).",
+            valueName: "file"
+        ),
+        completion: .file()
+    )
+    var caFile: String?
+
+    @Option(
+        help: ArgumentHelp(
             "The configuration file (env CREDENTIAL_VAULT_CONFIG; default $XDG_CONFIG_HOME/credential-vault/config.json).",
             valueName: "file"
         ),

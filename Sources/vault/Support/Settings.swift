@@ -102,9 +102,16 @@ struct Settings {
         fileKey: "fhir",
         help: "SMART on FHIR server's base URL (the login is a SMART launch there)"
     )
+    static let caFileKey = Key(
+        name: "ca-file",
+        flag: "ca-file",
+        environment: "CREDENTIAL_VAULT_CA_FILE",
+        fileKey: "caFile",
+        help: "certificate authorities (PEM) trusted for https besides the system's (default: SSL_CERT_FILE, alone)"
+    )
     static let allKeys = [
         fhirKey, issuerKey, clientIdKey, keyServiceKey, storeKey, userKey, scopesKey, redirectURIKey, timeoutKey,
-        clientSecretFileKey, clientKeyFileKey, clientAuthKey,
+        clientSecretFileKey, clientKeyFileKey, clientAuthKey, caFileKey,
     ]
 
     let configFile: Setting
@@ -120,6 +127,12 @@ struct Settings {
     let clientSecretFile: Setting
     let clientKeyFile: Setting
     let clientAuth: Setting
+    /// The CA file (PEM) trusted for https: `--ca-file`, `CREDENTIAL_VAULT_CA_FILE`, `caFile`, else `SSL_CERT_FILE`.
+    let caFile: Setting
+
+    /// Whether the CA file replaces the system's authorities: only `SSL_CERT_FILE` does, as it does for OpenSSL and
+    /// curl; every other source adds to them.
+    var caFileReplacesSystemRoots: Bool { caFile.source == .environment("SSL_CERT_FILE") }
 
     /// True when neither an issuer nor a key service is configured: `credential-vault` then runs its own KeyServiceMock.
     var isEmbedded: Bool { issuer.value == nil && keyService.value == nil }
@@ -187,6 +200,12 @@ struct Settings {
         clientSecretFile = resolve(Self.clientSecretFileKey, flag: options.clientSecretFile)
         clientKeyFile = resolve(Self.clientKeyFileKey, flag: options.clientKeyFile)
         clientAuth = resolve(Self.clientAuthKey, flag: nil)
+        let caFile = resolve(Self.caFileKey, flag: options.caFile)
+        if caFile.value == nil, let path = environment["SSL_CERT_FILE"], !path.isEmpty {
+            self.caFile = Setting(value: path, source: .environment("SSL_CERT_FILE"))
+        } else {
+            self.caFile = caFile
+        }
     }
 
     /// The rows `credential-vault config` prints, in a fixed order.
@@ -204,6 +223,7 @@ struct Settings {
             ("client-secret-file", clientSecretFile),
             ("client-key-file", clientKeyFile),
             ("client-auth", clientAuth),
+            ("ca-file", caFile),
             ("config-file", configFile),
         ]
     }

@@ -191,7 +191,7 @@ final class VaultContext {
             throw CLIError.configuration("the timeout (\(settings.timeout.source)) must be 1 to 600 seconds")
         }
         let scopes = (settings.scopes.value ?? "").split(separator: " ").map(String.init)
-        return VaultConfiguration(
+        var configuration = VaultConfiguration(
             issuer: issuer,
             clientId: settings.clientId.value ?? Settings.defaultClientId,
             clientAuthentication: offline ? .none : try clientAuthentication(settings),
@@ -202,6 +202,18 @@ final class VaultContext {
                 URL(fileURLWithPath: Paths.expandingTilde($0), isDirectory: true)
             },
             requestTimeout: timeout
+        )
+        // Offline nothing is sent: a damaged CA file never blocks `logout --local-only`.
+        configuration.trustRoots = offline ? nil : try trustRoots(settings)
+        return configuration
+    }
+
+    /// The configured CA file, read now: one that cannot be read or parsed is a configuration error naming it.
+    static func trustRoots(_ settings: Settings) throws -> TrustRoots? {
+        guard let path = settings.caFile.value else { return nil }
+        return try TrustRoots(
+            pemFile: Paths.expandingTilde(path),
+            onlyThese: settings.caFileReplacesSystemRoots
         )
     }
 

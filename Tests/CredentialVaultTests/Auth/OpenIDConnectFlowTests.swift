@@ -90,7 +90,7 @@ struct OpenIDConnectFlowTests {
             let auth = fixture.vault.auth
             let flow = Task {
                 try? await auth.performOpenIDConnectFlow { url in
-                    let transport = URLSessionTransport()
+                    let transport = TestTLS.transport()
                     if let response = try? await transport.send(HTTPRequest(method: "GET", url: url)),
                         let location = response.headers["location"]
                     {
@@ -131,6 +131,6 @@ extension Browser {
         guard let redirect = items.first(where: { $0.name == "redirect_uri" })?.value,
             let url = URL(string: "\(redirect)?\(query)")
         else { return }
-        _ = try? await URLSessionTransport().send(HTTPRequest(method: "GET", url: url))
+        _ = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: url))
     }
 }

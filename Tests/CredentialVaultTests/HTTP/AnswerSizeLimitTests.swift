@@ -17,7 +17,7 @@ struct AnswerSizeLimitTests {
     func atTheLimit() async throws {
         let body = Data((0..<Self.mebibyte).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         try await CannedHTTPServer.with(.fixed(status: 200, body: body)) { server in
-            let response = try await URLSessionTransport().send(
+            let response = try await DefaultHTTPTransport.make().send(
                 HTTPRequest(method: "GET", url: server.baseURL.appending(path: "big"))
             )
             #expect(response.status == 200)
@@ -30,7 +30,7 @@ struct AnswerSizeLimitTests {
         let body = Data(repeating: 0x61, count: 101)
         try await CannedHTTPServer.with(.fixed(status: 200, body: body)) { server in
             let url = server.baseURL.appending(path: "small")
-            let transport = URLSessionTransport()
+            let transport = DefaultHTTPTransport.make()
             let exact = try await transport.send(HTTPRequest(method: "GET", url: url, maximumAnswerSize: 101))
             #expect(exact.body == body)
             let error = await #expect(throws: TransportError.self) {
@@ -46,7 +46,7 @@ struct AnswerSizeLimitTests {
         let body = Data(repeating: 0x7B, count: 2 * Self.mebibyte)
         try await CannedHTTPServer.with(.fixed(status: 500, body: body)) { server in
             let error = await #expect(throws: TransportError.self) {
-                _ = try await URLSessionTransport().send(HTTPRequest(method: "GET", url: server.baseURL))
+                _ = try await DefaultHTTPTransport.make().send(HTTPRequest(method: "GET", url: server.baseURL))
             }
             #expect(error?.kind == .answerTooLarge)
         }

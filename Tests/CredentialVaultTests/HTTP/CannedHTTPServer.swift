@@ -19,6 +19,11 @@ final class CannedHTTPServer: Sendable {
         /// A status line and headers without a length, then body bytes until the client closes the connection
         /// (or `limit` bytes are sent).
         case endless(status: Int, limit: Int)
+        /// These bytes as they are, then the connection closed: answers a client must refuse or take apart.
+        case raw(Data)
+        /// `prefix` at once, then `pattern` over and over, one byte every `interval` microseconds, until the client
+        /// hangs up: a hostile server that keeps a request alive.
+        case trickle(prefix: Data, pattern: Data, interval: UInt32)
     }
 
     /// How an endless answer ended.
@@ -150,6 +155,16 @@ final class CannedHTTPServer: Sendable {
                 sent += chunk.count
             }
             streamEnds.withLock { $0.append(StreamEnd(bytesSent: sent, clientHungUp: hungUp)) }
+        case .raw(let bytes):
+            _ = write(client, bytes)
+        case .trickle(let prefix, let pattern, let interval):
+            guard write(client, prefix), !pattern.isEmpty else { return }
+            var index = pattern.startIndex
+            while !stopped.withLock({ $0 }), write(client, Data([pattern[index]])) {
+                index =
+                    pattern.index(after: index) == pattern.endIndex ? pattern.startIndex : pattern.index(after: index)
+                usleep(interval)
+            }
         }
     }
 

@@ -244,7 +244,7 @@ private func refresh(
 }
 
 private func getJSON(_ url: URL) async throws -> [String: Any] {
-    let response = try await URLSessionTransport().send(HTTPRequest(method: "GET", url: url))
+    let response = try await TestTLS.transport().send(HTTPRequest(method: "GET", url: url))
     try #require(response.status == 200)
     return try json(response.body)
 }

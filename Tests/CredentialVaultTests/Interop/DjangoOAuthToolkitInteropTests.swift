@@ -86,7 +86,7 @@ struct DjangoOAuthToolkitInteropTests {
             let dot = setup.dot
             let userId = try await vault.auth.performOpenIDConnectFlow { url in
                 guard let redirect = try? await dot.driveLogin(authorizationURL: url) else { return }
-                _ = try? await URLSessionTransport().send(HTTPRequest(method: "GET", url: redirect))
+                _ = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: redirect))
             }
             #expect(!userId.isEmpty)
             try await vault.auth.storeRefreshToken(withNewPassword: Self.password)
@@ -115,7 +115,7 @@ struct DjangoOAuthToolkitInteropTests {
             let vault = try setup.vault(clientId: dot.confidentialClientId, authentication: authentication)
             let userId = try await vault.auth.performOpenIDConnectFlow { url in
                 guard let redirect = try? await dot.driveLogin(authorizationURL: url) else { return }
-                _ = try? await URLSessionTransport().send(HTTPRequest(method: "GET", url: redirect))
+                _ = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: redirect))
             }
             try await vault.auth.storeRefreshToken(withNewPassword: Self.password)
 
@@ -153,7 +153,7 @@ struct DjangoOAuthToolkitInteropTests {
             let userId = try await vault.auth.performOpenIDConnectFlow { url in
                 sent.set(url)
                 guard let redirect = try? await dot.driveLogin(authorizationURL: url) else { return }
-                _ = try? await URLSessionTransport().send(HTTPRequest(method: "GET", url: redirect))
+                _ = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: redirect))
             }
             #expect(!userId.isEmpty)
             let items = URLComponents(url: try #require(sent.get()), resolvingAgainstBaseURL: false)?.queryItems
@@ -188,7 +188,7 @@ struct DjangoOAuthToolkitInteropTests {
             let error = await #expect(throws: VaultError.self) {
                 try await vault.auth.performOpenIDConnectFlow { url in
                     guard let redirect = try? await dot.driveLogin(authorizationURL: url) else { return }
-                    _ = try? await URLSessionTransport().send(HTTPRequest(method: "GET", url: redirect))
+                    _ = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: redirect))
                 }
             }
             #expect(error?.kind == .serverRefused)

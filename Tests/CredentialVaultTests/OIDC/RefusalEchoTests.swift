@@ -18,7 +18,7 @@ struct RefusalEchoTests {
                 authentication: .none,
                 supportedMethods: nil,
                 now: { Date() },
-                transport: URLSessionTransport(),
+                transport: TestTLS.transport(),
                 timeout: 30,
                 logger: Logger(label: "test")
             )

@@ -66,7 +66,7 @@ struct WireFaultProofTests {
             Expectation(
                 kind: .unreachable,
                 isNetworkError: true,
-                words: "token endpoint at 127.0.0.1: connection refused"
+                words: "token endpoint at 127.0.0.1: could not connect to 127.0.0.1 (connection refused)"
             )
         case (.tokenEndpoint, .slow):
             Expectation(kind: .timedOut, isNetworkError: true, words: "token endpoint at 127.0.0.1 gave no answer")
@@ -125,7 +125,7 @@ struct WireFaultProofTests {
     static func run(
         _ endpoint: Endpoint,
         _ fault: Fault,
-        transport: any HTTPTransport = URLSessionTransport()
+        transport: any HTTPTransport = TestTLS.transport()
     ) async throws -> Outcome {
         try await AuthFixture.with { fixture in
             try await RefusingPort.with { refusing in
@@ -260,7 +260,7 @@ struct WireFaultProofTests {
 
     /// The planted defect: a transport that answers its own timeout with a 401, as a careless retry layer might.
     struct TimeoutAsWrongPassword: HTTPTransport {
-        let inner = URLSessionTransport()
+        let inner = TestTLS.transport()
 
         func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
             do {

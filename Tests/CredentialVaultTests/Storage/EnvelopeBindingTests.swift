@@ -121,7 +121,10 @@ struct EnvelopeBindingTests {
                 let binding = Self.binding(of: configuration)
                 // The other binding, over the real key service, so the password is checked and the box is tried.
                 let storage = UserStorage(
-                    keyService: try HTTPKeyService(baseURL: fixture.configuration.keyServiceURL),
+                    keyService: try HTTPKeyService(
+                        baseURL: fixture.configuration.keyServiceURL,
+                        transport: TestTLS.transport()
+                    ),
                     directory: store,
                     binding: binding,
                     opsLimit: VaultFixture.opsLimit,

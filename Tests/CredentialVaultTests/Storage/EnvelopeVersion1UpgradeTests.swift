@@ -151,7 +151,10 @@ struct EnvelopeVersion1UpgradeTests {
         let written = try await Version1Store.write(
             token,
             password: password,
-            keyService: try HTTPKeyService(baseURL: fixture.configuration.keyServiceURL),
+            keyService: try HTTPKeyService(
+                baseURL: fixture.configuration.keyServiceURL,
+                transport: TestTLS.transport()
+            ),
             directory: store,
             deviceUnlock: deviceUnlock,
             now: fixture.clock.now

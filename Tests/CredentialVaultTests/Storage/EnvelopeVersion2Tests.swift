@@ -134,13 +134,16 @@ struct EnvelopeVersion2Tests {
             let deviceKey = SecureBytes(try Base64URL.decode(try #require(device.deviceKey)))
             let (authSecret, wrapKey) = try await Self.derived(AuthFixture.password, envelope: data)
             // Only the key service hands this out, and only for the right password; fetched before it stops.
-            let serverKey = try await HTTPKeyService(baseURL: fixture.server.keyServiceURL)
-                .getKey(keyId: envelope.keyId, secret: authSecret.base64URLEncoded()).key
+            let serverKey = try await HTTPKeyService(
+                baseURL: fixture.server.keyServiceURL,
+                transport: TestTLS.transport()
+            )
+            .getKey(keyId: envelope.keyId, secret: authSecret.base64URLEncoded()).key
             await fixture.server.stop()
 
             // Through the library, the right password and a wrong one end alike.
             let thief = UserStorage(
-                keyService: try HTTPKeyService(baseURL: fixture.server.keyServiceURL),
+                keyService: try HTTPKeyService(baseURL: fixture.server.keyServiceURL, transport: TestTLS.transport()),
                 directory: copy,
                 opsLimit: VaultFixture.opsLimit,
                 memLimitBytes: VaultFixture.memLimitBytes

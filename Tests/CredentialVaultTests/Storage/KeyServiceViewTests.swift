@@ -14,7 +14,7 @@ import VaultCrypto
 struct KeyServiceViewTests {
     /// Every request body the key service got.
     final class RecordingTransport: HTTPTransport {
-        private let inner = URLSessionTransport()
+        private let inner = TestTLS.transport()
         private let bodies = Mutex<[Data]>([])
 
         func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {

@@ -3,10 +3,15 @@ import Foundation
 import KeyServiceMock
 import Synchronization
 
-/// Counts the requests that go through the real URLSession transport, by URL path.
+/// Counts the requests that go through the real default transport, by URL path.
 final class CountingTransport: HTTPTransport {
-    private let inner = URLSessionTransport()
+    private let inner: any HTTPTransport
     private let counts = Mutex<[String: Int]>([:])
+
+    /// Over the default transport with `trustRoots` (a configuration's; by default the test authority).
+    init(trustRoots: TrustRoots? = try? TestTLS.trustRoots()) {
+        inner = DefaultHTTPTransport.make(trustRoots: trustRoots)
+    }
 
     func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         counts.withLock { $0[request.url.path, default: 0] += 1 }
@@ -19,7 +24,8 @@ final class CountingTransport: HTTPTransport {
     }
 }
 
-/// KeyServiceMock as key service and issuer, on a manual clock shared with the vault, and a Vault over it.
+/// KeyServiceMock as key service and issuer (over https with the test authority, unless `tls` is false), on a manual
+/// clock shared with the vault, and a Vault over it.
 struct AuthFixture {
     let server: KeyServiceMockServer
     let clock: ManualClock
@@ -36,18 +42,20 @@ struct AuthFixture {
         accessTokenLifetime: TimeInterval = 300,
         leeway: TimeInterval = 60,
         offersRevocation: Bool = true,
+        tls: Bool = true,
         isolation: isolated (any Actor)? = #isolation,
         _ body: (AuthFixture) async throws -> Result
     ) async throws -> Result {
         let clock = ManualClock()
         var mock = KeyServiceMockConfiguration()
+        if tls { mock.tls = try TestTLS.server() }
         mock.now = clock.dateProvider
         mock.accessTokenLifetime = accessTokenLifetime
         mock.offersRevocation = offersRevocation
         return try await KeyServiceMockServer.withServer(mock) { server in
             let root = try TemporaryDirectory.make()
             defer { try? FileManager.default.removeItem(at: root) }
-            let configuration = VaultConfiguration(
+            var configuration = VaultConfiguration(
                 issuer: server.issuer,
                 clientId: "vault",
                 keyServiceURL: server.keyServiceURL,
@@ -59,7 +67,8 @@ struct AuthFixture {
                 now: clock.dateProvider,
                 monotonicNow: clock.instantProvider
             )
-            let transport = CountingTransport()
+            configuration.trustRoots = try TestTLS.trustRoots()
+            let transport = CountingTransport(trustRoots: configuration.trustRoots)
             let fixture = AuthFixture(
                 server: server,
                 clock: clock,
@@ -111,7 +120,7 @@ enum Browser {
             "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
         }
         .joined(separator: "&")
-        return try await URLSessionTransport().send(
+        return try await TestTLS.transport().send(
             HTTPRequest(
                 method: "POST",
                 url: url,
@@ -122,14 +131,20 @@ enum Browser {
     }
 
     static func follow(_ url: URL, hops: Int = 5) async {
-        let transport = URLSessionTransport()
+        let transport = TestTLS.transport()
         var next = url
         for _ in 0..<hops {
             guard let response = try? await transport.send(HTTPRequest(method: "GET", url: next)),
                 (300..<400).contains(response.status), let location = response.headers["location"],
-                let target = URL(string: location, relativeTo: next)?.absoluteURL
+                var target = URLComponents(
+                    url: URL(string: location, relativeTo: next)?.absoluteURL ?? next,
+                    resolvingAgainstBaseURL: false
+                )
             else { return }
-            next = target
+            // A browser resolves `localhost` itself; the transport sends plain http only to loopback IP literals.
+            if target.host == "localhost" { target.host = "127.0.0.1" }
+            guard let url = target.url else { return }
+            next = url
         }
     }
 }

@@ -301,7 +301,7 @@ private func runToCompletion(
 
 /// POSTs an `application/x-www-form-urlencoded` body and returns the status and body.
 func postForm(_ url: URL, _ fields: [String: String]) async throws -> (status: Int, body: Data) {
-    let response = try await URLSessionTransport().send(
+    let response = try await TestTLS.transport().send(
         HTTPRequest(
             method: "POST",
             url: url,

@@ -19,18 +19,25 @@ struct VaultFixture {
     /// tests of timeouts set their own.
     static let requestTimeout: TimeInterval = 60
 
-    /// Runs `body` against a fresh fixture, and stops the server and removes the directory before returning,
-    /// whether `body` returns or throws.
+    /// Runs `body` against a fresh fixture served over https with the test authority (plain http when `tls` is
+    /// false), and stops the server and removes the directory before returning, whether `body` returns or throws.
     static func with<Result>(
         _ configuration: KeyServiceMockConfiguration = .init(),
+        tls: Bool = true,
         isolation: isolated (any Actor)? = #isolation,
         _ body: (VaultFixture) async throws -> Result
     ) async throws -> Result {
-        try await KeyServiceMockServer.withServer(configuration) { server in
+        var configuration = configuration
+        if tls, configuration.tls == nil { configuration.tls = try TestTLS.server() }
+        return try await KeyServiceMockServer.withServer(configuration) { server in
             let root = try TemporaryDirectory.make()
             defer { try? FileManager.default.removeItem(at: root) }
             let directory = root.appending(path: "store")
-            let keyService = try HTTPKeyService(baseURL: server.keyServiceURL, timeout: requestTimeout)
+            let keyService = try HTTPKeyService(
+                baseURL: server.keyServiceURL,
+                transport: TestTLS.transport(),
+                timeout: requestTimeout
+            )
             let fixture = VaultFixture(
                 server: server,
                 root: root,

@@ -124,7 +124,7 @@ enum LoginBenchmark {
     }
 
     static func follow(_ url: URL) async {
-        let transport = URLSessionTransport()
+        let transport = DefaultHTTPTransport.make()
         var next = url
         for _ in 0..<5 {
             guard let response = try? await transport.send(HTTPRequest(method: "GET", url: next)),

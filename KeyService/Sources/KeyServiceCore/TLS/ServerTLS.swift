@@ -8,7 +8,7 @@ public import NIOSSL
 /// // Application(router: router, server: try .tls(.http1(), tlsConfiguration: tls.tlsConfiguration))
 /// ```
 public struct ServerTLS: Sendable {
-    /// The NIOSSL server configuration: this chain and key, NIOSSL's defaults otherwise (TLS 1.2 and up).
+    /// The NIOSSL server configuration: this chain and key, TLS 1.2 and up, NIOSSL's defaults otherwise.
     public let tlsConfiguration: TLSConfiguration
 
     /// TLS from PEM text: the certificate chain (leaf first) and the private key.
@@ -28,10 +28,13 @@ public struct ServerTLS: Sendable {
             // NIOSSL's error names no key material.
             throw KeyServiceError("the private key is not a PEM private key: \(error)")
         }
-        tlsConfiguration = TLSConfiguration.makeServerConfiguration(
+        var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) },
             privateKey: .privateKey(key)
         )
+        // NIOSSL's server default still accepts TLS 1.0 and 1.1.
+        configuration.minimumTLSVersion = .tlsv12
+        tlsConfiguration = configuration
     }
 
     /// TLS from two PEM files: the certificate chain (leaf first) and the private key.
