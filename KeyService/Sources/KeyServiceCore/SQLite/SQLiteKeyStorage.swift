@@ -23,9 +23,9 @@ public final class SQLiteKeyStorage: KeyStorage {
         self.logger = logger
     }
 
-    /// Opens (creating when missing) the SQLite database at `path` as key storage: WAL, `synchronous = NORMAL`
-    /// (a commit is in the log before its answer goes out, so it survives `kill -9`; only a power loss could drop
-    /// the newest commits), `secure_delete` on.
+    /// Opens (creating when missing) the SQLite database at `path` as key storage: WAL, `synchronous = FULL` (every
+    /// commit is synced to the disk before its answers go out, so a counted attempt survives `kill -9` and a power
+    /// loss alike; the group commit pays one sync for all the attempts waiting), `secure_delete` on.
     /// - Throws: when the file cannot be opened or its schema applied.
     public static func open(
         path: String,
@@ -35,7 +35,7 @@ public final class SQLiteKeyStorage: KeyStorage {
     {
         var configuration = GRDB.Configuration()
         configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA synchronous = FULL")
             try db.execute(sql: "PRAGMA secure_delete = ON")
         }
         configuration.busyMode = .timeout(5)
