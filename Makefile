@@ -1,6 +1,8 @@
 # Two commands on a fresh Debian machine: `make demo` and `make test`.
 SWIFT ?= swift
-APT_PACKAGES := libsodium-dev pkg-config python3-venv libsqlite3-dev
+# postgresql and nginx: the key service's PostgreSQL and multi-instance suites start both (issue 22); without them
+# those suites fail, they do not skip.
+APT_PACKAGES := libsodium-dev pkg-config python3-venv libsqlite3-dev postgresql nginx
 LINT_PATHS := Package.swift Sources KeyServiceMock Tests
 
 .PHONY: all deps build test demo lint format proof-crash-long

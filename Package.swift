@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         // Generators and seeds for the hostile-input suite (Tests/HostileInputTests), and nothing else.
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        // feat-postgres (issue 22): the PostgreSQL engine of the key service's storage (KeyServicePostgres only).
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // The C library, reached only through VaultCrypto.
@@ -90,6 +92,27 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "KeyServiceMock/Sources/keyservice-mock"
+        ),
+        // feat-postgres (issue 22): the PostgreSQL engine behind the KeyStorage seam. Until feat-core lands, the
+        // seam's types are a temporary copy in KeyServicePostgres/KeyStorageSpecCopy.swift (deleted at the merge,
+        // when this target depends on KeyServiceCore instead).
+        .target(
+            name: "KeyServicePostgres",
+            dependencies: [
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "KeyService/Sources/KeyServicePostgres"
+        ),
+        // feat-postgres (issue 22): the key service's tests; Support/ holds the private PostgreSQL and nginx.
+        .testTarget(
+            name: "KeyServiceTests",
+            dependencies: [
+                "KeyServicePostgres", "VaultTestSupport", "VaultPOSIX",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "KeyService/Tests/KeyServiceTests"
         ),
         // What several test targets share: a log capture, the scanner for marker secrets, and the launcher of child
         // processes (TestProcess). Never KeyServiceMock: making this target depend on it coincided with crashes.
