@@ -17,7 +17,8 @@ cleanup() {
     for pidfile in "$work"/*.pid; do
         [ -f "$pidfile" ] || continue
         pid=$(cat "$pidfile")
-        kill "$pid" 2>/dev/null || true
+        # PostgreSQL's fast shutdown is SIGINT (its SIGTERM waits for every client to leave).
+        case "$pidfile" in */postgres.pid) kill -INT "$pid" 2>/dev/null || true ;; *) kill "$pid" 2>/dev/null || true ;; esac
         for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     done
     rm -rf "$work"
@@ -31,8 +32,10 @@ echo "building keyservice-mock and echo-server (release)..."
 release="--scratch-path ${RELEASE_SCRATCH:-.build-release}"
 benchmarks="--package-path Benchmarks --scratch-path ${BENCHMARK_SCRATCH:-.build-benchmarks}"
 (cd "$root" && "$SWIFT" build -c release $release --product keyservice-mock >/dev/null)
+(cd "$root" && "$SWIFT" build -c release $release --product keyservice >/dev/null)
 (cd "$root" && "$SWIFT" build -c release $benchmarks --product echo-server >/dev/null)
 mock_bin="$(cd "$root" && "$SWIFT" build -c release $release --show-bin-path)/keyservice-mock"
+keyservice_bin="$(cd "$root" && "$SWIFT" build -c release $release --show-bin-path)/keyservice"
 echo_bin="$(cd "$root" && "$SWIFT" build -c release $benchmarks --show-bin-path)/echo-server"
 
 # Starts a server and prints the URL of its ready line. It runs inside $(...), a subshell, so the
@@ -69,9 +72,10 @@ wrk.headers["Content-Type"] = "application/json"
 wrk.body = '$body'
 LUA
 
-# Runs wrk and prints requests per second; fails when any answer was not 2xx.
+# Runs wrk (with the script $3, post.lua by default) and prints requests per second; fails when any answer was not
+# 2xx.
 measure() {
-    out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$2" -s "$work/post.lua" "$1")
+    out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$2" -s "$work/${3:-post}.lua" "$1")
     if echo "$out" | grep -q "Non-2xx"; then
         echo "$out" >&2
         echo "$1 answered errors under load" >&2
@@ -80,26 +84,44 @@ measure() {
     echo "$out" | awk '/Requests\/sec/ { printf "%.0f", $2 }'
 }
 
+# The PostgreSQL rows (issue 22): see postgres.sh.
+. "$here/postgres.sh"
+start_postgres_rows
+
 echo "warming up..."
 measure "$echo_url/echo" 3s >/dev/null
 measure "$key_base/key" 3s >/dev/null
+for url in "$pg1_url" "$pg2_url" "$pg4_url"; do measure "$url/key" 3s pg >/dev/null; done
 
 # Interleaved rounds, best of each: load from other processes on the machine hits both alike.
 best_echo=0
 best_key=0
+best_pg1=0
+best_pg2=0
+best_pg4=0
 round=1
 while [ "$round" -le "$ROUNDS" ]; do
     e=$(measure "$echo_url/echo" "$DURATION")
     k=$(measure "$key_base/key" "$DURATION")
-    echo "round $round: /key $k requests/s, echo $e requests/s"
+    p1=$(measure "$pg1_url/key" "$DURATION" pg)
+    p2=$(measure "$pg2_url/key" "$DURATION" pg)
+    p4=$(measure "$pg4_url/key" "$DURATION" pg)
+    echo "round $round: /key $k requests/s, echo $e requests/s, PostgreSQL 1/2/4 instances $p1/$p2/$p4 requests/s"
     [ "$e" -gt "$best_echo" ] && best_echo=$e
     [ "$k" -gt "$best_key" ] && best_key=$k
+    [ "$p1" -gt "$best_pg1" ] && best_pg1=$p1
+    [ "$p2" -gt "$best_pg2" ] && best_pg2=$p2
+    [ "$p4" -gt "$best_pg4" ] && best_pg4=$p4
     round=$((round + 1))
 done
 
 echo
 echo "wrk -t$THREADS -c$CONNECTIONS -d$DURATION, $(nproc) cores, best of $ROUNDS rounds"
 printf '%-44s %8s requests/s\n' "keyservice-mock POST /key (SQLite state)" "$best_key"
+printf '%-44s %8s requests/s\n' "keyservice POST /key, PostgreSQL, 1 instance" "$best_pg1"
+printf '%-44s %8s requests/s\n' "keyservice POST /key, PostgreSQL, 2 + nginx" "$best_pg2"
+printf '%-44s %8s requests/s\n' "keyservice POST /key, PostgreSQL, 4 + nginx" "$best_pg4"
+echo "(PostgreSQL rows: ${PG_KEYS:-64} keys in turn, one private server on this machine, synchronous_commit on)"
 printf '%-44s %8s requests/s\n' "plain Hummingbird JSON echo" "$best_echo"
 awk -v k="$best_key" -v e="$best_echo" \
     'BEGIN { printf "ratio /key : echo = %.1f%% (goal: at least 50%%)\n", 100 * k / e }'
