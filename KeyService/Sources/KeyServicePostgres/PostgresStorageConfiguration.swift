@@ -106,6 +106,12 @@ public struct PostgresStorageConfiguration: Sendable, CustomStringConvertible {
         )
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = deadline
+        // A connection that stalls inside a transaction (an instance frozen between counting and committing) must
+        // not hold a key's row lock for long: the database ends such a session, and its attempt stays uncounted.
+        configuration.options.additionalStartupParameters = [
+            ("application_name", "keyservice"),
+            ("idle_in_transaction_session_timeout", "5000"),
+        ]
         return configuration
     }
 }
