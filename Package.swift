@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "CredentialVaultSMART", targets: ["CredentialVaultSMART"]),
         .library(name: "VaultCrypto", targets: ["VaultCrypto"]),
         .library(name: "KeyServiceMock", targets: ["KeyServiceMock"]),
+        // Issue 22: the key-service logic both key services share, and the production key service.
+        .library(name: "KeyServiceCore", targets: ["KeyServiceCore"]),
+        .executable(name: "keyservice", targets: ["keyservice"]),
         // The tool is credential-vault: `vault` is HashiCorp Vault's command, on many engineers' PATH.
         .executable(name: "credential-vault", targets: ["vault"]),
         .executable(name: "keyservice-mock", targets: ["keyservice-mock"]),
@@ -25,6 +28,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        // Issue 22 (keyservice): metrics, exported for Prometheus; TLS served by HummingbirdTLS over swift-nio-ssl.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // Generators and seeds for the hostile-input suite (Tests/HostileInputTests), and nothing else.
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         // feat-postgres (issue 22): the PostgreSQL engine of the key service's storage (KeyServicePostgres only).
@@ -68,10 +75,53 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Issue 22: TIM KeyService v1 (routes, verifiers, peppers, counting rule, limits), the KeyStorage seam and
+        // its SQLite engine; used by keyservice and keyservice-mock, never by the client library.
+        .target(
+            name: "KeyServiceCore",
+            dependencies: [
+                "VaultCrypto", "VaultPOSIX",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "KeyService/Sources/KeyServiceCore"
+        ),
+        // Issue 22: the production key service (SQLite or PostgreSQL, TLS, metrics, health checks).
+        .executableTarget(
+            name: "keyservice",
+            dependencies: [
+                "KeyServiceCore", "VaultCrypto", "VaultPOSIX",
+                // feat-postgres: --database postgres://… (PostgresStorageFactory).
+                "KeyServicePostgres",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            path: "KeyService/Sources/keyservice"
+        ),
+        .testTarget(
+            name: "KeyServiceTests",
+            dependencies: [
+                "KeyServiceCore", "VaultCrypto", "VaultTestSupport", .product(name: "Logging", package: "swift-log"),
+                // feat-postgres: the engine-level suites, the private PostgreSQL and nginx (Support/).
+                "KeyServicePostgres", "VaultPOSIX",
+            ],
+            path: "KeyService/Tests/KeyServiceTests"
+        ),
         .target(
             name: "KeyServiceMock",
             dependencies: [
-                "VaultCrypto", "VaultPOSIX",
+                "KeyServiceCore", "VaultCrypto", "VaultPOSIX",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // Backend Services client assertions (RS384, ES384, ...): verified by jwt-kit, never by our own code.
@@ -93,26 +143,17 @@ let package = Package(
             ],
             path: "KeyServiceMock/Sources/keyservice-mock"
         ),
-        // feat-postgres (issue 22): the PostgreSQL engine behind the KeyStorage seam. Until feat-core lands, the
-        // seam's types are a temporary copy in KeyServicePostgres/KeyStorageSpecCopy.swift (deleted at the merge,
-        // when this target depends on KeyServiceCore instead).
+        // feat-postgres (issue 22): the PostgreSQL engine behind the KeyStorage seam (any number of instances on
+        // one database).
         .target(
             name: "KeyServicePostgres",
             dependencies: [
+                "KeyServiceCore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "KeyService/Sources/KeyServicePostgres"
-        ),
-        // feat-postgres (issue 22): the key service's tests; Support/ holds the private PostgreSQL and nginx.
-        .testTarget(
-            name: "KeyServiceTests",
-            dependencies: [
-                "KeyServicePostgres", "VaultTestSupport", "VaultPOSIX",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "KeyService/Tests/KeyServiceTests"
         ),
         // What several test targets share: a log capture, the scanner for marker secrets, and the launcher of child
         // processes (TestProcess). Never KeyServiceMock: making this target depend on it coincided with crashes.

@@ -36,12 +36,40 @@ public enum BLAKE2b {
         }
     }
 
+    /// BLAKE2b keyed with `key` over `domain`'s UTF-8 bytes followed by `message`, into an ordinary array.
+    ///
+    /// For outputs that are stored or compared anyway, such as a server's verifiers: no page is locked and
+    /// unlocked per call, which under load costs more than the hash. The key stays a ``SecureBytes``; zero the
+    /// output yourself if it is a secret.
+    /// - Throws: ``CryptoError/Code/invalidLength`` for a key or output length out of range.
+    public static func keyedHashBytes(
+        key: SecureBytes,
+        domain: String,
+        message: some ContiguousBytes,
+        outputLength: Int = 32
+    ) throws(CryptoError) -> [UInt8] {
+        try checkLengths(key: key, outputLength: outputLength)
+        let output = UnsafeMutableRawBufferPointer.allocate(byteCount: outputLength, alignment: 1)
+        defer { unsafe output.deallocate() }
+        try unsafe hash(key: key, domain: domain, into: output) { update in
+            unsafe message.withUnsafeBytes { unsafe update($0) }
+        }
+        return unsafe [UInt8](output)
+    }
+
     private static func keyedHash(
         key: SecureBytes,
         domain: String,
         outputLength: Int,
         feed: ((UnsafeRawBufferPointer) -> Void) -> Void
     ) throws(CryptoError) -> SecureBytes {
+        try checkLengths(key: key, outputLength: outputLength)
+        return try unsafe SecureBytes(count: outputLength) { output throws(CryptoError) in
+            try unsafe hash(key: key, domain: domain, into: output, feed: feed)
+        }
+    }
+
+    private static func checkLengths(key: SecureBytes, outputLength: Int) throws(CryptoError) {
         Sodium.ensureReady()
         guard (minimumKeyLength...maximumKeyLength).contains(key.count) else {
             throw CryptoError(.invalidLength, "a BLAKE2b key must be 16 to 64 bytes")
@@ -49,35 +77,42 @@ public enum BLAKE2b {
         guard (Int(crypto_generichash_BYTES_MIN)...Int(crypto_generichash_BYTES_MAX)).contains(outputLength) else {
             throw CryptoError(.invalidLength, "a BLAKE2b output must be 16 to 64 bytes")
         }
-        return try unsafe SecureBytes(count: outputLength) { output throws(CryptoError) in
-            // The state holds key material: it lives in a buffer that is zeroed afterwards.
-            let stateSize = crypto_generichash_statebytes()
-            let state = UnsafeMutableRawPointer.allocate(byteCount: stateSize, alignment: 64)
-            defer {
-                unsafe sodium_memzero(state, stateSize)
-                unsafe state.deallocate()
-            }
-            // The state struct is 64-byte aligned in C and imports as an opaque pointer.
-            let typed = OpaquePointer(state)
-            // libsodium fails init and final only for key and output lengths, both checked above.
-            let started = unsafe key.withUnsafeBytes { keyBytes in
-                unsafe crypto_generichash_init(
-                    typed,
-                    keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                    keyBytes.count,
-                    output.count
-                )
-            }
-            try Sodium.check(started, .invalidLength, "BLAKE2b refused a \(key.count)-byte key")
-            unsafe Array(domain.utf8).withUnsafeBytes { unsafe update(typed, $0) }
-            unsafe feed { unsafe update(typed, $0) }
-            let finished = unsafe crypto_generichash_final(
+    }
+
+    /// Hashes into `output`, whose length ``checkLengths(key:outputLength:)`` has checked.
+    private static func hash(
+        key: SecureBytes,
+        domain: String,
+        into output: UnsafeMutableRawBufferPointer,
+        feed: ((UnsafeRawBufferPointer) -> Void) -> Void
+    ) throws(CryptoError) {
+        // The state holds key material: it lives in a buffer that is zeroed afterwards.
+        let stateSize = crypto_generichash_statebytes()
+        let state = UnsafeMutableRawPointer.allocate(byteCount: stateSize, alignment: 64)
+        defer {
+            unsafe sodium_memzero(state, stateSize)
+            unsafe state.deallocate()
+        }
+        // The state struct is 64-byte aligned in C and imports as an opaque pointer.
+        let typed = OpaquePointer(state)
+        // libsodium fails init and final only for key and output lengths, both checked by the caller.
+        let started = unsafe key.withUnsafeBytes { keyBytes in
+            unsafe crypto_generichash_init(
                 typed,
-                output.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                keyBytes.count,
                 output.count
             )
-            try Sodium.check(finished, .invalidLength, "BLAKE2b refused a \(output.count)-byte output")
         }
+        try Sodium.check(started, .invalidLength, "BLAKE2b refused a \(key.count)-byte key")
+        unsafe Array(domain.utf8).withUnsafeBytes { unsafe update(typed, $0) }
+        unsafe feed { unsafe update(typed, $0) }
+        let finished = unsafe crypto_generichash_final(
+            typed,
+            output.baseAddress!.assumingMemoryBound(to: UInt8.self),
+            output.count
+        )
+        try Sodium.check(finished, .invalidLength, "BLAKE2b refused a \(output.count)-byte output")
     }
 
     private static func update(_ state: OpaquePointer, _ bytes: UnsafeRawBufferPointer) {

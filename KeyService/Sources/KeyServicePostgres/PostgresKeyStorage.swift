@@ -1,4 +1,5 @@
 import Foundation
+public import KeyServiceCore
 public import Logging
 import PostgresNIO
 public import ServiceLifecycle

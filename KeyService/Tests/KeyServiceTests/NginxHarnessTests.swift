@@ -16,10 +16,11 @@ struct NginxHarnessTests {
             port: 20_000,
             directory: URL(filePath: "/tmp/x")
         )
-        let directives = text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }
-        #expect(!directives.joined().contains("@"))
-        #expect(text.contains("server 127.0.0.1:20001"))
-        #expect(text.contains("server 127.0.0.1:20002"))
+        #expect(!text.contains("@"))
+        // Each instance on a line of its own, none of them inside a comment.
+        let lines = text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.contains { $0.hasPrefix("server 127.0.0.1:20001 ") })
+        #expect(lines.contains { $0.hasPrefix("server 127.0.0.1:20002 ") })
         #expect(text.contains("listen 127.0.0.1:20000;"))
     }
 

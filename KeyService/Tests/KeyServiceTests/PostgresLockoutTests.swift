@@ -1,4 +1,5 @@
 import Foundation
+import KeyServiceCore
 import KeyServicePostgres
 import Testing
 

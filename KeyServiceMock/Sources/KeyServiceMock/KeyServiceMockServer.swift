@@ -1,5 +1,6 @@
 public import Foundation
 import Hummingbird
+import KeyServiceCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -27,7 +28,7 @@ public final class KeyServiceMockServer: Sendable {
     private let smartStore: SMARTStore
     private let tokenRequestCounts: TokenRequestCounts
     private let registry: ClientRegistry
-    private let keyStore: KeyStore
+    private let keyService: KeyService
     private let task: Task<Void, any Error>
     /// Runs the application; ``stop()`` and, when configured, SIGINT and SIGTERM shut it down gracefully.
     private let serviceGroup: ServiceGroup
@@ -95,8 +96,8 @@ public final class KeyServiceMockServer: Sendable {
     ///
     /// A client test shows with it that a failure of the network or of the server was never counted as a wrong
     /// password. Read under the key's lock, so never between an attempt's count and its check.
-    public func failedAttempts(keyId: String) -> Int? {
-        (try? keyStore.failures(keyId: keyId)) ?? nil
+    public func failedAttempts(keyId: String) async -> Int? {
+        (try? await keyService.failures(keyId: keyId)) ?? nil
     }
 
     private init(
@@ -107,7 +108,7 @@ public final class KeyServiceMockServer: Sendable {
         smartStore: SMARTStore,
         tokenRequestCounts: TokenRequestCounts,
         registry: ClientRegistry,
-        keyStore: KeyStore,
+        keyService: KeyService,
         task: Task<Void, any Error>,
         serviceGroup: ServiceGroup
     ) {
@@ -118,7 +119,7 @@ public final class KeyServiceMockServer: Sendable {
         self.smartStore = smartStore
         self.tokenRequestCounts = tokenRequestCounts
         self.registry = registry
-        self.keyStore = keyStore
+        self.keyService = keyService
         self.task = task
         self.serviceGroup = serviceGroup
     }
@@ -171,9 +172,11 @@ public final class KeyServiceMockServer: Sendable {
             tokenRequests: tokenRequestCounts,
             registry: registry
         )
-        let keyStore = try KeyStore(
-            state: state,
-            limits: .init(perClient: configuration.maximumKeysPerClient, total: configuration.maximumKeys),
+        // The key table lives in the state's SQLite file, beside the identity provider's tables.
+        let keyService = KeyService(
+            storage: try SQLiteKeyStorage(database: state.database, logger: configuration.logger),
+            peppers: try PepperSet(single: state.pepper),
+            limits: KeyLimits(perClient: configuration.maximumKeysPerClient, total: configuration.maximumKeys),
             now: configuration.now
         )
         let faults = FaultInjection()
@@ -184,7 +187,7 @@ public final class KeyServiceMockServer: Sendable {
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: FaultMiddleware(faults: faults, layout: layout))
         router.add(middleware: ServerErrorMiddleware())
-        KeyServiceRoutes(store: keyStore).add(to: router, layout: layout)
+        KeyServiceRoutes(service: keyService).add(to: router, basePath: layout.path(Layout.keyService))
         OpenIDRoutes(provider: provider).add(to: router, layout: layout)
         if configuration.dynamicRegistration {
             RegistrationRoutes(provider: provider).add(to: router, layout: layout)
@@ -256,7 +259,7 @@ public final class KeyServiceMockServer: Sendable {
             smartStore: smartStore,
             tokenRequestCounts: tokenRequestCounts,
             registry: registry,
-            keyStore: keyStore,
+            keyService: keyService,
             task: task,
             serviceGroup: serviceGroup
         )

@@ -19,12 +19,8 @@ struct Layout: Sendable {
 
     // MARK: Key service
 
-    /// The key service's base: `createkey` and `key` are below it.
+    /// The key service's base: `createkey` and `key` are below it (``KeyServiceRoutes``, in KeyServiceCore).
     static let keyService = "keyservice/v1"
-    /// Creates a key for a secret.
-    static let createKey = keyService + "/createkey"
-    /// Hands out a key for its secret or long secret.
-    static let key = keyService + "/key"
 
     // MARK: OpenID Connect, at Keycloak's paths
 

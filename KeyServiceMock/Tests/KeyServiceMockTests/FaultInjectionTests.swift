@@ -100,14 +100,14 @@ struct FaultInjectionTests {
         try await KeyServiceMockServer.withServer { server async throws in
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
             let created = try await calls.newKey(secret: "s3cret")
-            #expect(server.failedAttempts(keyId: created.keyId) == 0)
+            #expect(await server.failedAttempts(keyId: created.keyId) == 0)
             for expected in 1...2 {
                 #expect(try await calls.key(created.keyId, secret: "wrong").status == 401)
-                #expect(server.failedAttempts(keyId: created.keyId) == expected)
+                #expect(await server.failedAttempts(keyId: created.keyId) == expected)
             }
             #expect(try await calls.key(created.keyId, secret: "s3cret").status == 200)
-            #expect(server.failedAttempts(keyId: created.keyId) == 0)
-            #expect(server.failedAttempts(keyId: "no-such-key") == nil)
+            #expect(await server.failedAttempts(keyId: created.keyId) == 0)
+            #expect(await server.failedAttempts(keyId: "no-such-key") == nil)
         }
     }
 
@@ -125,7 +125,7 @@ struct FaultInjectionTests {
             server.faults.set(.truncatedBody, for: .keyService)
             await #expect(throws: URLError.self) { try await calls.key(created.keyId, secret: "wrong") }
             server.faults.set(nil, for: .keyService)
-            #expect(server.failedAttempts(keyId: created.keyId) == 0)
+            #expect(await server.failedAttempts(keyId: created.keyId) == 0)
             #expect(try await calls.key(created.keyId, secret: "s3cret").status == 200)
         }
     }

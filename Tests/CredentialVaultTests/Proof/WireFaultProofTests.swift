@@ -177,7 +177,7 @@ struct WireFaultProofTests {
                 outcome.loggedIn = await auth.isLoggedIn
                 outcome.storeChanged = try StoreSnapshot(of: store) != before
                 outcome.wrongPasswordsHere = await storage.consecutiveWrongPasswords(userId: userId)
-                outcome.failuresAtKeyService = fixture.server.failedAttempts(keyId: keyId)
+                outcome.failuresAtKeyService = await fixture.server.failedAttempts(keyId: keyId)
                 outcome.recovered =
                     (try? await fixture.restarted().auth.loginWithPassword(userId: userId, password: password)) != nil
                 return outcome

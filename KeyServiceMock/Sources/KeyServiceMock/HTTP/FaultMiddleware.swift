@@ -1,4 +1,5 @@
 import Hummingbird
+import KeyServiceCore
 import Logging
 import NIOCore
 

@@ -1,3 +1,5 @@
+import KeyServiceCore
+
 /// Fields of a query string or form body; a field sent twice is refused (RFC 6749 section 3.1).
 struct FormFields {
     private var values: [String: String] = [:]

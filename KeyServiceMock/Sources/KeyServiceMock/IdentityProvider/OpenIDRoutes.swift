@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KeyServiceCore
 import Logging
 import VaultCrypto
 

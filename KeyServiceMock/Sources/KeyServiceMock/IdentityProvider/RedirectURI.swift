@@ -1,4 +1,5 @@
 import Foundation
+import KeyServiceCore
 
 /// Redirect URI matching: exact, except that a loopback URI matches on any port (RFC 8252 section 7.3),
 /// because a native app's loopback listener gets whatever port is free.

@@ -1,4 +1,5 @@
 import Foundation
+import KeyServiceCore
 import VaultCrypto
 
 /// What a request to the token, revocation or introspection endpoint presents to authenticate its client (RFC 6749

@@ -1,5 +1,6 @@
 import Foundation
 import JWTKit
+import KeyServiceCore
 
 /// The client metadata of a registration (RFC 7591 section 2) or of an update (RFC 7592 section 2.2), checked.
 ///

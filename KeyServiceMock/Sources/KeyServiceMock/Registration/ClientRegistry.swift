@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import JWTKit
+import KeyServiceCore
 import NIOConcurrencyHelpers
 import VaultCrypto
 

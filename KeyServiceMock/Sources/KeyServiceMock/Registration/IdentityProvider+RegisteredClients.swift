@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KeyServiceCore
 
 extension IdentityProvider {
     /// The registered client `clientId`, when dynamic registration is on and there is one.

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KeyServiceCore
 import Logging
 
 /// OAuth 2.0 Dynamic Client Registration (RFC 7591) at `{issuer}/clients-registrations/openid-connect`, and its

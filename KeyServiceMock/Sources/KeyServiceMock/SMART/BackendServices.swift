@@ -1,5 +1,6 @@
 import Foundation
 import JWTKit
+import KeyServiceCore
 import NIOConcurrencyHelpers
 
 /// SMART Backend Services (SMART App Launch 2.2, "backend services"): who the backend clients are, and the

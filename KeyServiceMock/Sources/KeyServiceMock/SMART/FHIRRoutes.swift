@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KeyServiceCore
 import Logging
 
 /// A tiny FHIR R4 server under the FHIR base: `GET Patient/{id}` and `GET Patient?_count=N`, for the

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KeyServiceCore
 import Logging
 
 /// The SMART mode's discovery and launch endpoints: `.well-known/smart-configuration` and `metadata` under

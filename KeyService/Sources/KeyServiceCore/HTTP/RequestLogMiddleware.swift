@@ -1,13 +1,14 @@
-import Hummingbird
+package import Hummingbird
 import Logging
 
 /// Logs every request at `.debug`: its method and path.
 ///
 /// Never the query, which may carry a token (logout's `id_token_hint`), nor any header or body.
-struct RequestLogMiddleware: RouterMiddleware {
-    typealias Context = MockRequestContext
+package struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// The middleware; it keeps no state.
+    package init() {}
 
-    func handle(
+    package func handle(
         _ request: Request,
         context: Context,
         next: @concurrent (Request, Context) async throws -> Response

@@ -1,14 +1,15 @@
-import Hummingbird
+package import Hummingbird
 import Logging
 
 /// Answers an error a route did not expect (a failing store, say) with the JSON 500
 /// `{"error":"server_error","error_description":"internal error"}`, and logs it once, at `.error`.
 ///
 /// Refusals never get here: the router has already turned them into their answers.
-struct ServerErrorMiddleware: RouterMiddleware {
-    typealias Context = MockRequestContext
+package struct ServerErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// The middleware; it keeps no state.
+    package init() {}
 
-    func handle(
+    package func handle(
         _ request: Request,
         context: Context,
         next: @concurrent (Request, Context) async throws -> Response

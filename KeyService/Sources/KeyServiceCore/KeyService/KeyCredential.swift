@@ -1,10 +1,10 @@
 /// How a `key` request proves itself: the password-derived secret or the device's long secret.
-enum KeyCredential: Sendable {
+package enum KeyCredential: Sendable {
     case secret(String)
     case longSecret(String)
 
     /// The field the credential came in, for logs: never the credential itself.
-    var fieldName: String {
+    package var fieldName: String {
         switch self {
         case .secret: "secret"
         case .longSecret: "longsecret"

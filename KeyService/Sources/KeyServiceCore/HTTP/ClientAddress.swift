@@ -1,0 +1,55 @@
+package import NIOCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Who a request comes from, as far as a protocol without client identity can tell: the remote IP address.
+///
+/// An IPv4 client is its address; an IPv6 client is its /64 network, because one host commonly holds a
+/// whole /64 and could otherwise pick a fresh address per request. An IPv4-mapped IPv6 address counts as
+/// the IPv4 address it maps. Every client behind one NAT or proxy, and every process on this machine, is
+/// one client.
+package struct ClientAddress: Hashable, Sendable, CustomStringConvertible {
+    /// The address (`192.0.2.7`) or network (`2001:db8:1:2::/64`), as text.
+    package let description: String
+
+    package init(_ description: String) {
+        self.description = description
+    }
+
+    /// The client behind `address`; a connection without an IP address (a Unix socket) is `unknown`.
+    package init(_ address: SocketAddress?) {
+        switch address {
+        case .v4, .v6:
+            self = address?.ipAddress.flatMap { ClientAddress(ipAddress: $0) } ?? ClientAddress("unknown")
+        default:
+            self.init("unknown")
+        }
+    }
+
+    /// The client with the IP address `text` (an IPv4 or IPv6 literal, as a proxy's header gives it); nil when
+    /// `text` is not one.
+    package init?(ipAddress text: String) {
+        if let ipv4 = Loopback.addressBytes(text, family: AF_INET, count: 4) {
+            self.init(ipv4.map(String.init).joined(separator: "."))
+            return
+        }
+        guard let bytes = Loopback.addressBytes(text, family: AF_INET6, count: 16) else { return nil }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff {
+            self.init(bytes[12...].map(String.init).joined(separator: "."))
+        } else {
+            let groups = stride(from: 0, to: 8, by: 2).map {
+                String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
+            }
+            self.init(groups.joined(separator: ":") + "::/64")
+        }
+    }
+
+    /// Whether this is a loopback client (127.0.0.0/8 or ::1's network): a proxy on this machine.
+    package var isLoopback: Bool {
+        description.hasPrefix("127.") || description == "0:0:0:0::/64"
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+public import GRDB
+public import Logging
+
+/// The single-machine ``KeyStorage``: the `key` table in a SQLite database (WAL).
+///
+/// Every write goes through one queue that commits the writes waiting together (``SQLiteWriteQueue``): an attempt
+/// is counted, read back, checked and (when right) reset in one job of one transaction, and answered once that
+/// transaction is committed. Several processes may share the file: SQLite serialises their transactions.
+public final class SQLiteKeyStorage: KeyStorage {
+    private let database: any DatabaseWriter
+    private let writes: SQLiteWriteQueue
+    private let logger: Logger
+
+    /// Key storage in `database`, whose `key` table is created or brought up to date first.
+    ///
+    /// The database may hold other tables (the mock keeps its identity provider's beside it).
+    /// - Throws: when the schema cannot be applied.
+    public init(database: any DatabaseWriter, logger: Logger = Logger(label: "keyservice.sqlite")) throws {
+        try SQLiteKeyMigrations.apply(to: database)
+        self.database = database
+        writes = SQLiteWriteQueue(database: database)
+        self.logger = logger
+    }
+
+    /// Opens (creating when missing) the SQLite database at `path` as key storage: WAL, `synchronous = NORMAL`
+    /// (a commit is in the log before its answer goes out, so it survives `kill -9`; only a power loss could drop
+    /// the newest commits), `secure_delete` on.
+    /// - Throws: when the file cannot be opened or its schema applied.
+    public static func open(
+        path: String,
+        logger: Logger = Logger(label: "keyservice.sqlite")
+    ) throws
+        -> SQLiteKeyStorage
+    {
+        var configuration = GRDB.Configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+        }
+        configuration.busyMode = .timeout(5)
+        return try SQLiteKeyStorage(database: DatabasePool(path: path, configuration: configuration), logger: logger)
+    }
+
+    public func insert(_ row: StoredKey, limits: KeyLimits) async throws -> KeyInsertion {
+        try await writes.submit { db in
+            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM key") ?? 0
+            guard total < limits.total else { return .totalLimit(limits.total) }
+            let mine =
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM key WHERE created_by = ?", arguments: [row.createdBy])
+                ?? 0
+            guard mine < limits.perClient else { return .clientLimit(limits.perClient) }
+            guard try Int.fetchOne(db, sql: "SELECT 1 FROM key WHERE keyid = ?", arguments: [row.keyId]) == nil else {
+                return .duplicateKeyId
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO key (keyid, key, secret_verifier, longsecret_verifier, sealed_longsecret,
+                                     pepper_version, failures, locked, created_at, created_by)
+                    VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?)
+                    """,
+                arguments: [
+                    row.keyId, Data(row.key), Data(row.verifiers.secretVerifier),
+                    Data(row.verifiers.longSecretVerifier), Data(row.verifiers.sealedLongSecret),
+                    row.verifiers.pepperVersion, row.createdAt.timeIntervalSince1970, row.createdBy,
+                ]
+            )
+            return .inserted
+        }
+    }
+
+    public func countAttempt(keyId: String, lockAt: Int) async throws -> CountedAttempt {
+        try await writes.submit { db in try Self.count(db, keyId: keyId, lockAt: lockAt) }
+    }
+
+    /// The count as one `UPDATE ... RETURNING`; a locked or missing key is told apart by a read in the same
+    /// transaction.
+    private static func count(_ db: Database, keyId: String, lockAt: Int) throws -> CountedAttempt {
+        let counted = try Row.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    UPDATE key SET failures = failures + 1, locked = (failures + 1 >= ?)
+                    WHERE keyid = ? AND locked = 0
+                    RETURNING key, secret_verifier, longsecret_verifier, sealed_longsecret, pepper_version,
+                              failures, created_at, created_by
+                    """
+            ),
+            arguments: [lockAt, keyId]
+        )
+        guard let counted else {
+            let locked = try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT locked FROM key WHERE keyid = ?"),
+                arguments: [keyId]
+            )
+            return locked == nil ? .missing : .locked
+        }
+        return .counted(storedKey(keyId: keyId, counted), failures: counted["failures"])
+    }
+
+    /// Counts, checks and resets in one job of the write queue: one transaction with every attempt waiting, so
+    /// attempts on one key are in a row exactly, and a right one costs no write of its own.
+    public func countAndCheck(
+        keyId: String,
+        lockAt: Int,
+        check: @escaping @Sendable (StoredKey) -> Bool
+    ) async throws -> CheckedAttempt {
+        try await writes.submit { db in
+            let attempt = try Self.count(db, keyId: keyId, lockAt: lockAt)
+            guard case .counted(let row, _) = attempt, check(row) else {
+                return CheckedAttempt(attempt: attempt, isRight: false)
+            }
+            try db.cachedStatement(sql: "UPDATE key SET failures = 0, locked = 0 WHERE keyid = ?")
+                .execute(arguments: [keyId])
+            return CheckedAttempt(attempt: attempt, isRight: true)
+        }
+    }
+
+    public func resetFailures(keyId: String, ifFailures failures: Int) async throws {
+        let logger = logger
+        writes.enqueue { db in
+            try db.execute(
+                sql: "UPDATE key SET failures = 0, locked = 0 WHERE keyid = ? AND failures = ?",
+                arguments: [keyId, failures]
+            )
+        } onFailure: { error in
+            // The safe side: the attempt stays counted, and the key locks sooner.
+            logger.error(
+                "a right attempt's count could not be reset: it stays counted",
+                metadata: ["keyid": "\(keyId)", "error": "\(error)"]
+            )
+        }
+    }
+
+    public func replaceVerifiers(keyId: String, fromVersion: Int, with verifiers: KeyVerifiers) async throws {
+        try await writes.submit { db in
+            try db.execute(
+                sql: """
+                    UPDATE key SET secret_verifier = ?, longsecret_verifier = ?, sealed_longsecret = ?,
+                                   pepper_version = ?
+                    WHERE keyid = ? AND pepper_version = ?
+                    """,
+                arguments: [
+                    Data(verifiers.secretVerifier), Data(verifiers.longSecretVerifier),
+                    Data(verifiers.sealedLongSecret), verifiers.pepperVersion, keyId, fromVersion,
+                ]
+            )
+        }
+    }
+
+    /// Read through the write queue, so after every write queued before it (a right attempt's reset included).
+    public func failures(keyId: String) async throws -> Int? {
+        try await writes.submit { db in
+            try Int.fetchOne(db, sql: "SELECT failures FROM key WHERE keyid = ?", arguments: [keyId])
+        }
+    }
+
+    public func keysByPepperVersion() async throws -> [Int: Int] {
+        try await database.read { db in
+            var counts: [Int: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT pepper_version, COUNT(*) AS keys FROM key GROUP BY 1") {
+                counts[row["pepper_version"]] = row["keys"]
+            }
+            return counts
+        }
+    }
+
+    public func checkReady() async throws {
+        _ = try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM schema_migrations") }
+    }
+
+    /// Returns once every write queued so far (a right attempt's reset included) is committed or has failed.
+    public func finishWrites() async {
+        _ = try? await writes.submit { _ in () }
+    }
+
+    /// Closes the database (a pool's connections); later calls fail. Call ``finishWrites()`` first.
+    public func close() throws {
+        if let pool = database as? DatabasePool { try pool.close() }
+    }
+
+    private static func storedKey(keyId: String, _ row: Row) -> StoredKey {
+        StoredKey(
+            keyId: keyId,
+            key: [UInt8](row["key"] as Data),
+            verifiers: KeyVerifiers(
+                secretVerifier: [UInt8](row["secret_verifier"] as Data),
+                longSecretVerifier: [UInt8](row["longsecret_verifier"] as Data),
+                sealedLongSecret: [UInt8](row["sealed_longsecret"] as Data),
+                pepperVersion: row["pepper_version"]
+            ),
+            createdAt: Date(timeIntervalSince1970: row["created_at"]),
+            createdBy: row["created_by"]
+        )
+    }
+}

@@ -1,0 +1,60 @@
+/// Where a key service keeps its keys. Every method is one atomic step on the shared store, exact across any number
+/// of instances on it, and durable before it returns.
+///
+/// Two engines implement it: ``SQLiteKeyStorage`` (one machine) and the PostgreSQL one (any number of instances).
+public protocol KeyStorage: Sendable {
+    /// Inserts `row` (failures 0, unlocked) unless `limits` are reached, checking and inserting atomically across
+    /// every instance on this storage. Throws on a storage failure (caller answers 500).
+    func insert(_ row: StoredKey, limits: KeyLimits) async throws -> KeyInsertion
+    /// Counts one attempt on `keyId` in the same statement that reads the key back
+    /// (`UPDATE key SET failures = failures + 1, locked = (failures + 1 >= lockAt) WHERE keyid = $1 AND NOT locked
+    /// RETURNING ...`), durable before it returns. A locked key or a missing one is not counted.
+    /// Throws when the count cannot be written: the caller then answers 503 and never checks the credential.
+    func countAttempt(keyId: String, lockAt: Int) async throws -> CountedAttempt
+    /// After a right credential: takes the count back to zero and unlocks, but only if the count is still
+    /// `failures` (the value this attempt's countAttempt returned), so a late reset never erases a later wrong
+    /// attempt. May be deferred/batched by the engine: losing it leaves a count too high, the safe side.
+    func resetFailures(keyId: String, ifFailures failures: Int) async throws
+    /// Counts one attempt, checks it with `check` (given the key as counted; true for the right credential) and,
+    /// when right, takes the count back to zero, as one step: so attempts on one key are "in a row" exactly, even
+    /// when a right one and others are in flight together. Durable before it returns, like ``countAttempt(keyId:lockAt:)``,
+    /// whose errors it throws. `check` must be quick and must not block (it may run inside the engine's
+    /// transaction); it is not called for a locked or missing key.
+    ///
+    /// The default is ``countAttempt(keyId:lockAt:)``, `check`, then ``resetFailures(keyId:ifFailures:)``: exact for
+    /// attempts one after another, but concurrent right attempts on one key can then see it locked for a moment
+    /// (never unlocked early). An engine overrides it to do all three in one transaction or statement.
+    func countAndCheck(
+        keyId: String,
+        lockAt: Int,
+        check: @escaping @Sendable (StoredKey) -> Bool
+    ) async throws -> CheckedAttempt
+    /// Moves a key to new verifiers under another pepper version, only if it is still on `fromVersion`.
+    func replaceVerifiers(keyId: String, fromVersion: Int, with verifiers: KeyVerifiers) async throws
+    /// The count of wrong attempts in a row on `keyId`, nil for an unknown key.
+    func failures(keyId: String) async throws -> Int?
+    /// How many keys each pepper version protects (pepper rotation: an old pepper may be dropped at 0).
+    func keysByPepperVersion() async throws -> [Int: Int]
+    /// Throws when the storage cannot be reached (for /readyz).
+    func checkReady() async throws
+}
+
+extension KeyStorage {
+    /// Count, check, then a conditional reset: three steps (see the requirement).
+    public func countAndCheck(
+        keyId: String,
+        lockAt: Int,
+        check: @escaping @Sendable (StoredKey) -> Bool
+    ) async throws -> CheckedAttempt {
+        let attempt = try await countAttempt(keyId: keyId, lockAt: lockAt)
+        guard case .counted(let row, let failures) = attempt, check(row) else {
+            return CheckedAttempt(attempt: attempt, isRight: false)
+        }
+        do {
+            try await resetFailures(keyId: keyId, ifFailures: failures)
+            return CheckedAttempt(attempt: attempt, isRight: true)
+        } catch {
+            return CheckedAttempt(attempt: attempt, isRight: true, resetFailure: error)
+        }
+    }
+}
