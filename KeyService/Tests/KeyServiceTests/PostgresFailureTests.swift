@@ -9,7 +9,8 @@ struct PostgresFailureTests {
     @Test("the database stopped: counting an attempt throws, never answers counted")
     func databaseStopped() async throws {
         try await PostgresServer.with { server in
-            try await StorageFixture.withStorages(1, on: server) { storages in
+            // A short deadline: while the database is down, postgres-nio's pool would retry for a minute.
+            try await StorageFixture.withStorages(1, on: server, deadline: .seconds(3)) { storages in
                 let storage = storages[0]
                 let row = StorageFixture.key()
                 _ = try await storage.insert(row, limits: StorageFixture.noLimits)

@@ -59,7 +59,8 @@ final class PostgresServer: Sendable {
         "postgres://\(Self.role):\(password)@127.0.0.1:\(port)/\(Self.database)?sslmode=disable"
     }
 
-    /// The storage configuration for ``url``, with a short deadline so a stopped server fails calls quickly.
+    /// The storage configuration for ``url``. Its deadline is long: a hammer's calls queue on one row (or on the
+    /// creation lock) on a busy two-core machine; the tests of a stopped server shorten it.
     var configuration: PostgresStorageConfiguration {
         var configuration = PostgresStorageConfiguration(
             host: "127.0.0.1",
@@ -69,7 +70,7 @@ final class PostgresServer: Sendable {
             database: Self.database,
             tls: .disable
         )
-        configuration.deadline = .seconds(3)
+        configuration.deadline = .seconds(60)
         return configuration
     }
 

@@ -35,13 +35,16 @@ enum StorageFixture {
     static let noLimits = KeyLimits(perClient: 1_000_000, total: 1_000_000)
 
     /// Runs `body` with `count` storages on `server`'s database, each its own pool (as separate instances are),
-    /// all running and migrated.
+    /// all running and migrated; each call fails after `deadline`.
     static func withStorages<Result: Sendable>(
         _ count: Int,
         on server: PostgresServer,
+        deadline: Duration = .seconds(60),
         _ body: ([PostgresKeyStorage]) async throws -> Result
     ) async throws -> Result {
-        let storages = (0..<count).map { _ in PostgresKeyStorage(configuration: server.configuration, logger: quiet) }
+        var configuration = server.configuration
+        configuration.deadline = deadline
+        let storages = (0..<count).map { _ in PostgresKeyStorage(configuration: configuration, logger: quiet) }
         return try await withThrowingTaskGroup(of: Void.self) { group in
             for storage in storages { group.addTask { try await storage.run() } }
             defer { group.cancelAll() }
