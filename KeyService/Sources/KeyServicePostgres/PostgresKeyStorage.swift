@@ -63,7 +63,11 @@ public final class PostgresKeyStorage: KeyStorage, Service {
         _ configuration: PostgresStorageConfiguration,
         logger: Logger = Logger(label: "keyservice.postgres")
     ) async throws -> [Int] {
-        let storage = PostgresKeyStorage(configuration: configuration, logger: logger)
+        // Its pool's own notices (a lease asked for a moment before its run task starts) would only be noise at
+        // every start: a migration that fails throws.
+        var quiet = logger
+        quiet.logLevel = .error
+        let storage = PostgresKeyStorage(configuration: configuration, logger: quiet)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await storage.run() }
             defer { group.cancelAll() }
