@@ -36,9 +36,10 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         // Issue 23: the one HTTP transport on Linux, its TLS configuration, and the tests' throwaway CA.
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
-        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+        // feat-postgres (issue 22): the PostgreSQL engine of the key service's storage (KeyServicePostgres only).
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // The C library, reached only through VaultCrypto.
@@ -104,6 +105,8 @@ let package = Package(
             name: "keyservice",
             dependencies: [
                 "KeyServiceCore", "VaultCrypto", "VaultPOSIX",
+                // feat-postgres: --database postgres://… (PostgresStorageFactory).
+                "KeyServicePostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -120,6 +123,8 @@ let package = Package(
             name: "KeyServiceTests",
             dependencies: [
                 "KeyServiceCore", "VaultCrypto", "VaultTestSupport", .product(name: "Logging", package: "swift-log"),
+                // feat-postgres: the engine-level suites, the private PostgreSQL and nginx (Support/).
+                "KeyServicePostgres", "VaultPOSIX",
             ],
             path: "KeyService/Tests/KeyServiceTests"
         ),
@@ -150,6 +155,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "KeyServiceMock/Sources/keyservice-mock"
+        ),
+        // feat-postgres (issue 22): the PostgreSQL engine behind the KeyStorage seam (any number of instances on
+        // one database).
+        .target(
+            name: "KeyServicePostgres",
+            dependencies: [
+                "KeyServiceCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "KeyService/Sources/KeyServicePostgres"
         ),
         // What several test targets share: a log capture, the scanner for marker secrets, and the launcher of child
         // processes (TestProcess). Never KeyServiceMock: making this target depend on it coincided with crashes.

@@ -1,13 +1,17 @@
 import KeyServiceCore
+import KeyServicePostgres
 import Logging
 
-/// The one place that maps a `postgres://` URL to a ``KeyStorage``.
+/// The one place that maps a `postgres://` URL to a ``KeyStorage``: the PostgreSQL engine (KeyServicePostgres).
 ///
-/// MERGE POINT (issue 22): when KeyServicePostgres is merged, add it to the keyservice target's dependencies and
-/// replace the body of ``open(url:logger:)`` with the PostgreSQL engine (its storage, and its `PostgresClient` as
-/// the service, so that the service group runs the pool and shuts it down after the HTTP server).
+/// The schema is migrated here, before the server listens (with a pool of its own, closed before this returns; any
+/// number of instances may start at once). The storage is also the service that runs its connection pool: the
+/// service group starts it before the HTTP server and shuts it down after it.
 enum PostgresStorageFactory {
     static func open(url: String, logger: Logger) async throws -> OpenedStorage {
-        throw KeyServiceError("this build has no PostgreSQL engine: use --database sqlite:PATH")
+        let configuration = try PostgresStorageConfiguration(url: url)
+        try await PostgresKeyStorage.migrate(configuration, logger: logger)
+        let storage = PostgresKeyStorage(configuration: configuration, logger: logger)
+        return OpenedStorage(storage: storage, service: storage)
     }
 }

@@ -2,6 +2,7 @@ import CredentialVault
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 /// Redirect URIs as configured: a loopback one with a port is used exactly (for issuers that match exactly), a
 /// taken port is a clear error, the authorization response's `iss` is checked (RFC 9207), and no wait for an

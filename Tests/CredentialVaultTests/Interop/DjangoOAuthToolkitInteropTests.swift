@@ -2,6 +2,7 @@ import CredentialVault
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 /// The same flows as AuthTests, against django-oauth-toolkit: a real third-party OpenID Connect issuer
 /// with rotation and reuse protection on, opaque refresh tokens, revocation only in its RFC 8414

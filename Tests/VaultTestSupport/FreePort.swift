@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -7,30 +7,36 @@ import Darwin
 #endif
 
 /// A TCP port on 127.0.0.1 that was free a moment ago, and a way to hold one busy.
-enum FreePort {
+///
+/// Shared by the test targets that start servers of their own on a port they choose (the interop provider,
+/// PostgreSQL, nginx, keyservice instances).
+public enum FreePort {
     /// A port that was free a moment ago, taken below Linux's ephemeral range (32768 and up): every other
     /// listener in these tests binds port 0 and gets an ephemeral one, so none of them can take it in between.
-    static func pick() throws -> UInt16 {
+    /// - Throws: ``Unavailable`` when 200 picks were all taken.
+    public static func pick() throws -> UInt16 {
         for _ in 0..<200 {
             let port = UInt16.random(in: 20_000..<32_000)
             if (try? Held(port: port)) != nil { return port }
         }
-        throw FixtureError("no free port below 32000")
+        throw Unavailable(description: "no free port below 32000")
     }
 
     /// A socket listening on 127.0.0.1 at a port of the system's choice, until it is released.
-    final class Held {
-        let port: UInt16
+    public final class Held {
+        /// The port it listens at.
+        public let port: UInt16
         private let fd: Int32
 
         /// Listens at `port`; 0 lets the system pick.
-        init(port: UInt16 = 0) throws {
+        /// - Throws: ``Unavailable`` when the port cannot be bound.
+        public init(port: UInt16 = 0) throws {
             #if canImport(Glibc)
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             #else
             let fd = socket(AF_INET, SOCK_STREAM, 0)
             #endif
-            guard fd >= 0 else { throw FixtureError("socket failed") }
+            guard fd >= 0 else { throw Unavailable(description: "socket failed") }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -41,7 +47,7 @@ enum FreePort {
             }
             guard bound == 0, listen(fd, 1) == 0 else {
                 close(fd)
-                throw FixtureError("bind failed")
+                throw Unavailable(description: "bind failed")
             }
             var actual = sockaddr_in()
             var actualLength = length
@@ -53,5 +59,11 @@ enum FreePort {
         }
 
         deinit { close(fd) }
+    }
+
+    /// No port could be had; the description says why.
+    public struct Unavailable: Error, CustomStringConvertible {
+        /// Why.
+        public let description: String
     }
 }

@@ -1,0 +1,276 @@
+import Foundation
+public import KeyServiceCore
+public import Logging
+import PostgresNIO
+public import ServiceLifecycle
+
+/// The key service's keys in PostgreSQL: any number of stateless instances on one database, the lockout exact
+/// across them.
+///
+/// Each instance is one connection pool (postgres-nio's `PostgresClient`), which runs while ``run()`` runs: add
+/// the storage to the server's `ServiceGroup`, or use ``withRunning(_:logger:_:)``. Call ``migrate()`` once the
+/// pool runs and before serving.
+///
+/// Exactness comes from the database, never from this process: an attempt is counted by one autocommit
+/// `UPDATE … RETURNING` (the row lock orders concurrent attempts on a key, across every instance; the commit is
+/// durable before the answer, as `synchronous_commit` is left at its default), and a key is created in a
+/// transaction that holds an advisory lock while it checks the limits and inserts. Every call has a deadline
+/// (``PostgresStorageConfiguration/deadline``) and throws ``PostgresStorageError`` past it or on any failure:
+/// the key service then answers 503 and checks no credential.
+public final class PostgresKeyStorage: KeyStorage, Service {
+    /// The advisory lock held while a key is created (an arbitrary constant of this schema: "keysvc\0c").
+    static let creationLock: Int64 = 0x6b65_7973_7663_0063
+
+    private let client: PostgresClient
+    private let logger: Logger
+    private let deadline: Duration
+
+    /// A storage on the database `configuration` names; it connects once ``run()`` runs.
+    public init(configuration: PostgresStorageConfiguration, logger: Logger = Logger(label: "keyservice.postgres")) {
+        self.client = PostgresClient(configuration: configuration.client, backgroundLogger: logger)
+        self.logger = logger
+        self.deadline = configuration.deadline
+    }
+
+    /// Runs the connection pool until the task is cancelled or a graceful shutdown begins (ServiceLifecycle).
+    public func run() async throws {
+        await client.run()
+    }
+
+    /// Runs `body` with a storage on `configuration`'s database, its pool running and its schema migrated; the pool
+    /// is closed when `body` ends.
+    /// - Throws: ``PostgresStorageError`` when the schema cannot be migrated; whatever `body` throws.
+    public static func withRunning<Result: Sendable>(
+        _ configuration: PostgresStorageConfiguration,
+        logger: Logger = Logger(label: "keyservice.postgres"),
+        _ body: (PostgresKeyStorage) async throws -> Result
+    ) async throws -> Result {
+        let storage = PostgresKeyStorage(configuration: configuration, logger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await storage.run() }
+            defer { group.cancelAll() }
+            try await storage.migrate()
+            return try await body(storage)
+        }
+    }
+
+    /// Applies the schema migrations `configuration`'s database lacks, with a pool of its own that is closed before
+    /// this returns: what a server does at start, before it serves.
+    /// - Returns: the versions this call applied.
+    /// - Throws: ``PostgresStorageError`` (``PostgresStorageError/Kind/migrationFailed``).
+    @discardableResult
+    public static func migrate(
+        _ configuration: PostgresStorageConfiguration,
+        logger: Logger = Logger(label: "keyservice.postgres")
+    ) async throws -> [Int] {
+        // Its pool's own notices (a lease asked for a moment before its run task starts) would only be noise at
+        // every start: a migration that fails throws.
+        var quiet = logger
+        quiet.logLevel = .error
+        let storage = PostgresKeyStorage(configuration: configuration, logger: quiet)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await storage.run() }
+            defer { group.cancelAll() }
+            return try await storage.migrate()
+        }
+    }
+
+    /// Applies the schema migrations the database lacks (see `PostgresMigrations`): safe from any number of
+    /// instances at once, each migration applied once.
+    /// - Returns: the versions this call applied.
+    /// - Throws: ``PostgresStorageError`` (``PostgresStorageError/Kind/migrationFailed``).
+    @discardableResult
+    public func migrate() async throws -> [Int] {
+        do {
+            return try await PostgresMigrations.apply(on: client, logger: logger)
+        } catch {
+            let cause = PostgresStorageError.wrapping(error, doing: "migrating the schema")
+            throw PostgresStorageError(.migrationFailed, "the schema could not be migrated: \(cause)")
+        }
+    }
+
+    public func insert(_ row: StoredKey, limits: KeyLimits) async throws -> KeyInsertion {
+        try await call(doing: "creating a key") { client, logger in
+            try await client.withTransaction(logger: logger) { connection -> KeyInsertion in
+                // One creation at a time across every instance: the counts read below cannot change before the
+                // insert commits.
+                try await connection.run("SELECT pg_advisory_xact_lock(\(Self.creationLock))", logger: logger)
+                let total = try await connection.value("SELECT keys FROM key_total", as: Int.self, logger: logger) ?? 0
+                guard total < limits.total else { return .totalLimit(limits.total) }
+                let mine =
+                    try await connection.value(
+                        "SELECT count(*) FROM key WHERE created_by = \(row.createdBy)",
+                        as: Int.self,
+                        logger: logger
+                    ) ?? 0
+                guard mine < limits.perClient else { return .clientLimit(limits.perClient) }
+                let inserted = try await connection.value(
+                    """
+                    INSERT INTO key (keyid, key, secret_verifier, longsecret_verifier, sealed_longsecret,
+                                     pepper_version, failures, locked, created_at, created_by)
+                    VALUES (\(row.keyId), \(Data(row.key)), \(Data(row.verifiers.secretVerifier)),
+                            \(Data(row.verifiers.longSecretVerifier)), \(Data(row.verifiers.sealedLongSecret)),
+                            \(row.verifiers.pepperVersion), 0, false, \(row.createdAt), \(row.createdBy))
+                    ON CONFLICT (keyid) DO NOTHING
+                    RETURNING keyid
+                    """,
+                    as: String.self,
+                    logger: logger
+                )
+                return inserted == nil ? .duplicateKeyId : .inserted
+            }
+        }
+    }
+
+    public func countAttempt(keyId: String, lockAt: Int) async throws -> CountedAttempt {
+        try await call(doing: "counting an attempt") { client, logger in
+            try await Self.attempt(
+                keyId: keyId,
+                from: try await client.query(Self.counting(keyId: keyId, lockAt: lockAt), logger: logger)
+            )
+        }
+    }
+
+    /// Counts, checks and resets in one transaction: the UPDATE's row lock holds the key until the commit, so
+    /// attempts on it from every instance queue there and each sees the count the one before it left ("in a row"
+    /// exactly, a right attempt's reset included). A wrong attempt's count is committed before this returns; if
+    /// the process dies before the commit, nothing was answered and nothing was counted.
+    public func countAndCheck(
+        keyId: String,
+        lockAt: Int,
+        check: @escaping @Sendable (StoredKey) -> Bool
+    ) async throws -> CheckedAttempt {
+        try await call(doing: "counting an attempt") { client, logger in
+            try await client.withTransaction(logger: logger) { connection -> CheckedAttempt in
+                let attempt = try await Self.attempt(
+                    keyId: keyId,
+                    from: try await connection.query(Self.counting(keyId: keyId, lockAt: lockAt), logger: logger)
+                )
+                guard case .counted(let row, _) = attempt, check(row) else {
+                    return CheckedAttempt(attempt: attempt, isRight: false)
+                }
+                try await connection.run(
+                    "UPDATE key SET failures = 0, locked = false WHERE keyid = \(keyId)",
+                    logger: logger
+                )
+                return CheckedAttempt(attempt: attempt, isRight: true)
+            }
+        }
+    }
+
+    /// One statement that counts an attempt: the UPDATE takes the row lock, counts and reads the key back; when it
+    /// counted nothing, the second branch tells a locked key (the row exists) from a missing one.
+    private static func counting(keyId: String, lockAt: Int) -> PostgresQuery {
+        """
+        WITH counted AS (
+            UPDATE key SET failures = failures + 1, locked = (failures + 1 >= \(lockAt))
+            WHERE keyid = \(keyId) AND NOT locked
+            RETURNING key, secret_verifier, longsecret_verifier, sealed_longsecret, pepper_version,
+                      failures, created_at, created_by
+        )
+        SELECT true, key, secret_verifier, longsecret_verifier, sealed_longsecret, pepper_version,
+               failures, created_at, created_by
+        FROM counted
+        UNION ALL
+        SELECT false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+        FROM key WHERE keyid = \(keyId) AND NOT EXISTS (SELECT 1 FROM counted)
+        """
+    }
+
+    /// What ``counting(keyId:lockAt:)`` answered, read to its end.
+    private static func attempt(keyId: String, from rows: PostgresRowSequence) async throws -> CountedAttempt {
+        typealias Columns = (Bool, Data?, Data?, Data?, Data?, Int?, Int?, Date?, String?)
+        var found: Columns?
+        // Read to the end (one row at most), so the connection is free for its next statement at once.
+        for try await columns in rows.decode(Columns.self) where found == nil {
+            found = columns
+        }
+        guard
+            let (counted, key, secretVerifier, longSecretVerifier, sealed, pepper, failures, createdAt, createdBy) =
+                found
+        else { return .missing }
+        guard counted else { return .locked }
+        guard let key, let secretVerifier, let longSecretVerifier, let sealed, let pepper, let failures,
+            let createdAt, let createdBy
+        else {
+            throw PostgresStorageError(.unexpectedRow, "a counted key came back with empty columns")
+        }
+        let stored = StoredKey(
+            keyId: keyId,
+            key: Array(key),
+            verifiers: KeyVerifiers(
+                secretVerifier: Array(secretVerifier),
+                longSecretVerifier: Array(longSecretVerifier),
+                sealedLongSecret: Array(sealed),
+                pepperVersion: pepper
+            ),
+            createdAt: createdAt,
+            createdBy: createdBy
+        )
+        return .counted(stored, failures: failures)
+    }
+
+    public func resetFailures(keyId: String, ifFailures failures: Int) async throws {
+        try await call(doing: "resetting a count") { client, logger in
+            try await client.run(
+                "UPDATE key SET failures = 0, locked = false WHERE keyid = \(keyId) AND failures = \(failures)",
+                logger: logger
+            )
+        }
+    }
+
+    public func replaceVerifiers(keyId: String, fromVersion: Int, with verifiers: KeyVerifiers) async throws {
+        try await call(doing: "replacing a key's verifiers") { client, logger in
+            try await client.run(
+                """
+                UPDATE key SET secret_verifier = \(Data(verifiers.secretVerifier)),
+                               longsecret_verifier = \(Data(verifiers.longSecretVerifier)),
+                               sealed_longsecret = \(Data(verifiers.sealedLongSecret)),
+                               pepper_version = \(verifiers.pepperVersion)
+                WHERE keyid = \(keyId) AND pepper_version = \(fromVersion)
+                """,
+                logger: logger
+            )
+        }
+    }
+
+    public func failures(keyId: String) async throws -> Int? {
+        try await call(doing: "reading a count") { client, logger in
+            try await client.value("SELECT failures FROM key WHERE keyid = \(keyId)", as: Int.self, logger: logger)
+        }
+    }
+
+    public func keysByPepperVersion() async throws -> [Int: Int] {
+        try await call(doing: "counting keys by pepper version") { client, logger in
+            var counts: [Int: Int] = [:]
+            let rows = try await client.query(
+                "SELECT pepper_version, count(*) FROM key GROUP BY pepper_version",
+                logger: logger
+            )
+            for try await (version, keys) in rows.decode((Int, Int).self) {
+                counts[version] = keys
+            }
+            return counts
+        }
+    }
+
+    public func checkReady() async throws {
+        try await call(doing: "checking the database") { client, logger in
+            try await client.run("SELECT 1", logger: logger)
+        }
+    }
+
+    /// Runs one storage step under the deadline, every failure turned into a ``PostgresStorageError``.
+    private func call<Result: Sendable>(
+        doing step: String,
+        _ body: @escaping @Sendable (PostgresClient, Logger) async throws -> Result
+    ) async throws -> Result {
+        let client = client
+        let logger = logger
+        do {
+            return try await withDeadline(deadline, doing: step) { try await body(client, logger) }
+        } catch {
+            throw PostgresStorageError.wrapping(error, doing: step)
+        }
+    }
+}
