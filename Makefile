@@ -1,18 +1,20 @@
 # Two commands on a fresh Debian machine: `make demo` and `make test`.
 SWIFT ?= swift
-# postgresql and nginx: the key service's PostgreSQL and multi-instance suites start both (issue 22); without them
-# those suites fail, they do not skip.
-APT_PACKAGES := libsodium-dev pkg-config python3-venv libsqlite3-dev postgresql nginx
-LINT_PATHS := Package.swift Sources KeyServiceMock Tests
+APT_PACKAGES := libsodium-dev pkg-config python3-venv libsqlite3-dev
+# What only `make test` (and bench-keyservice) needs besides: PostgreSQL and nginx, which the key service's PostgreSQL
+# and multi-instance suites start (issue 22; without them those suites fail, they do not skip), and curl, which
+# bench-keyservice uses.
+APT_TEST_PACKAGES := postgresql nginx curl
+LINT_PATHS := Package.swift Sources KeyService KeyServiceMock Tests
 
 .PHONY: all deps build test demo lint format proof-crash-long
 
 all: build
 
 # Installs what a fresh machine lacks when run as root; otherwise says exactly what to install.
-deps:
+define install-packages
 	@missing=""; \
-	for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ]; then \
 			echo "installing:$$missing"; \
@@ -23,6 +25,14 @@ deps:
 			exit 1; \
 		fi; \
 	fi
+endef
+
+deps:
+	$(call install-packages,$(APT_PACKAGES))
+
+.PHONY: test-deps
+test-deps: deps
+	$(call install-packages,$(APT_TEST_PACKAGES))
 
 build: deps
 	$(SWIFT) build
@@ -61,7 +71,7 @@ LIMIT := Tests/phase-limit.sh
 # shows that proof can fail. No test asserts on elapsed time: speed lives in the benchmarks. The interop suite needs a
 # venv from PyPI; where PyPI cannot be reached, every other test still runs and the interop suite is reported as
 # skipped, naming the reason. CI (CI=true) never skips it: there a failed venv build fails the run.
-test: deps
+test: test-deps
 	@if $(MAKE) --no-print-directory interop-deps; then \
 		skip=""; \
 	elif [ -n "$$CI" ]; then \
@@ -70,14 +80,14 @@ test: deps
 		skip="the django-oauth-toolkit venv could not be built from PyPI (run make interop-deps to see why)"; \
 		echo "make test: SKIPPING the interop suite: $$skip"; \
 	fi; \
-	$(LIMIT) build 1200 $(SWIFT) build --build-tests && \
+	$(LIMIT) build 1800 $(SWIFT) build --build-tests && \
 	CREDENTIAL_VAULT_SKIP_INTEROP="$$skip" \
 		$(LIMIT) parallel 900 $(SWIFT) test --skip-build --skip '$(ALONE)|$(CLI)|$(PROOF)|$(FUZZ)' && \
-	$(LIMIT) CLI 600 $(SWIFT) test --skip-build --filter '$(CLI)' && \
+	$(LIMIT) CLI 1800 $(SWIFT) test --skip-build --filter '$(CLI)' && \
 	$(LIMIT) ALONE 600 $(SWIFT) test --skip-build --no-parallel --filter '$(ALONE)' && \
 	$(LIMIT) PROOF 900 $(SWIFT) test --skip-build --filter '$(PROOF)' && \
 	$(LIMIT) hostile-input 600 $(MAKE) --no-print-directory proof-fuzz-run && \
-	$(LIMIT) proof-races 1200 $(MAKE) --no-print-directory proof-races && \
+	$(LIMIT) proof-races 1800 $(MAKE) --no-print-directory proof-races && \
 	$(LIMIT) proof-races-planted 600 $(MAKE) --no-print-directory proof-races-planted; \
 	status=$$?; \
 	if [ -n "$$skip" ]; then echo "make test: the interop suite was SKIPPED: $$skip"; fi; \
@@ -167,7 +177,7 @@ build-release: deps
 
 # keyservice-mock's POST /key against a plain Hummingbird JSON echo, with wrk (installed when missing and root).
 .PHONY: bench-keyservice
-bench-keyservice: deps
+bench-keyservice: test-deps
 	@command -v wrk >/dev/null 2>&1 || { \
 		if [ "$$(id -u)" = 0 ]; then \
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk; \

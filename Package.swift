@@ -125,6 +125,8 @@ let package = Package(
                 "KeyServiceCore", "VaultCrypto", "VaultTestSupport", .product(name: "Logging", package: "swift-log"),
                 // feat-postgres: the engine-level suites, the private PostgreSQL and nginx (Support/).
                 "KeyServicePostgres", "VaultPOSIX",
+                // The client library against keyservice over TLS (KeyServiceOperationsTests).
+                "CredentialVault",
             ],
             path: "KeyService/Tests/KeyServiceTests"
         ),
@@ -150,6 +152,7 @@ let package = Package(
         .executableTarget(
             name: "keyservice-mock",
             dependencies: [
+                "KeyServiceCore",  // ServerTLS, for --tls-certificate
                 "KeyServiceMock", "VaultPOSIX",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -194,6 +197,7 @@ let package = Package(
         .testTarget(
             name: "CredentialVaultTests",
             dependencies: [
+                "KeyServiceCore",  // ServerTLS: the mock served over https
                 "CredentialVault", "KeyServiceMock", "VaultCrypto", "VaultTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 // The test issuer that answers hostile id_tokens (Support/TestIssuer.swift).
@@ -208,6 +212,7 @@ let package = Package(
         .testTarget(
             name: "CredentialVaultSMARTTests",
             dependencies: [
+                "KeyServiceCore",  // ServerTLS: the mock served over https
                 "CredentialVaultSMART", "CredentialVault", "KeyServiceMock", "VaultTestSupport",
                 .product(name: "Logging", package: "swift-log"), .product(name: "JWTKit", package: "jwt-kit"),
             ]
@@ -233,6 +238,7 @@ let package = Package(
         .testTarget(
             name: "vaultTests",
             dependencies: [
+                "KeyServiceCore",  // ServerTLS: the mock served over https
                 "CredentialVault", "KeyServiceMock", "VaultTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]

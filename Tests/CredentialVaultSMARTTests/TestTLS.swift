@@ -1,4 +1,5 @@
 import CredentialVault
+import KeyServiceCore
 import KeyServiceMock
 import VaultTestSupport
 

@@ -1,4 +1,5 @@
 import Foundation
+import KeyServiceCore
 import KeyServiceMock
 import Testing
 import VaultTestSupport

@@ -1,5 +1,7 @@
+import CredentialVault
 import Foundation
 import Testing
+import VaultCrypto
 import VaultTestSupport
 
 #if canImport(Glibc)
@@ -9,39 +11,47 @@ import Glibc
 @Suite("keyservice: TLS from PEM files, and logs that hold no secret")
 struct KeyServiceOperationsTests {
     @Test(
-        "with --tls-certificate and --tls-key it serves https, which a client trusting the certificate reaches",
-        .enabled(
-            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")
-                && FileManager.default.isExecutableFile(atPath: "/usr/bin/curl")
-        )
+        "with --tls-certificate and --tls-key it serves https: the client library, trusting the CA, creates, opens and locks a key"
     )
     func tls() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let certificate = directory.appendingPathComponent("cert.pem").path
-        let key = directory.appendingPathComponent("key.pem").path
-        let made = try await TestProcess.run([
-            "/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-            "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=127.0.0.1",
-            "-addext", "subjectAltName=IP:127.0.0.1",
-        ])
-        try #require(made.termination.status == 0, "\(made.errorText)")
+        let authority = TestCertificateAuthority.shared
+        let certificate = directory.appendingPathComponent("cert.pem")
+        let key = directory.appendingPathComponent("key.pem")
+        try Data(authority.serverCertificatePEM.utf8).write(to: certificate)
+        try Data(authority.serverPrivateKeyPEM.utf8).write(to: key)
         let server = try await KeyServiceProcess.launch(
-            KeyServiceExecutableTests.sqlite(directory) + ["--tls-certificate", certificate, "--tls-key", key]
+            KeyServiceExecutableTests.sqlite(directory) + [
+                "--tls-certificate", certificate.path, "--tls-key", key.path,
+            ]
         )
         #expect(server.readyLine.hasPrefix("keyservice listening on https://127.0.0.1:"))
-        let created = try await TestProcess.run([
-            "/usr/bin/curl", "-s", "--cacert", certificate, "-X", "POST", "-H", "Content-Type: application/json",
-            "-d", #"{"secret":"s3cret"}"#, server.keyServiceURL.appendingPathComponent("createkey").absoluteString,
-        ])
-        #expect(created.termination.status == 0, "\(created.errorText)")
-        #expect(created.outputText.contains(#""keyid":"#))
-        // Plain http to the TLS port gets no key.
-        let plain = try await TestProcess.run([
-            "/usr/bin/curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST",
-            "http://" + (server.baseURL.host ?? "") + ":\(server.baseURL.port ?? 0)/keyservice/v1/createkey",
-        ])
-        #expect(plain.outputText != "200")
+
+        let trusting = try HTTPKeyService(
+            baseURL: server.keyServiceURL,
+            transport: DefaultHTTPTransport.make(trustRoots: try TrustRoots(pem: authority.certificatePEM))
+        )
+        let password = SecureBytes(Array("the first half of Argon2id".utf8))
+        let created = try await trusting.createKey(secret: password)
+        let opened = try await trusting.getKey(keyId: created.keyId, secret: password)
+        #expect(opened.key == created.key)
+        let wrong = SecureBytes(Array("a wrong guess".utf8))
+        for _ in 1...3 {
+            let refused = await #expect(throws: VaultError.self) {
+                try await trusting.getKey(keyId: created.keyId, secret: wrong)
+            }
+            #expect(refused?.isWrongPassword == true)
+        }
+        let locked = await #expect(throws: VaultError.self) {
+            try await trusting.getKey(keyId: created.keyId, secret: password)
+        }
+        #expect(locked?.isKeyLocked == true)
+
+        // A client that does not trust the CA is told so, and sends nothing.
+        let untrusting = try HTTPKeyService(baseURL: server.keyServiceURL)
+        let untrusted = await #expect(throws: VaultError.self) { try await untrusting.createKey(secret: password) }
+        #expect(untrusted?.description.contains("not trusted") == true, "\(String(describing: untrusted))")
     }
 
     @Test("a PEM file that is not a certificate is refused at start, in words")

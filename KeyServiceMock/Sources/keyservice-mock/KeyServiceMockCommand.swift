@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import KeyServiceCore
 import KeyServiceMock
 import Logging
 

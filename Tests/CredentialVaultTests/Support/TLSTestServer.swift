@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTLS
+import KeyServiceCore
 import KeyServiceMock
 import Logging
 import NIOCore
