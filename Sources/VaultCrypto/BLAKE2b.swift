@@ -50,7 +50,11 @@ public enum BLAKE2b {
     ) throws(CryptoError) -> [UInt8] {
         try checkLengths(key: key, outputLength: outputLength)
         let output = UnsafeMutableRawBufferPointer.allocate(byteCount: outputLength, alignment: 1)
-        defer { unsafe output.deallocate() }
+        defer {
+            // The caller's copy is theirs to zero; this one is ours.
+            unsafe sodium_memzero(output.baseAddress!, outputLength)
+            unsafe output.deallocate()
+        }
         try unsafe hash(key: key, domain: domain, into: output) { update in
             unsafe message.withUnsafeBytes { unsafe update($0) }
         }

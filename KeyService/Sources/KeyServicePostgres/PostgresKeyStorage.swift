@@ -138,7 +138,7 @@ public final class PostgresKeyStorage: KeyStorage, Service {
     public func countAndCheck(
         keyId: String,
         lockAt: Int,
-        check: @escaping @Sendable (StoredKey) -> Bool
+        check: @escaping @Sendable (StoredKey) throws -> Bool
     ) async throws -> CheckedAttempt {
         try await call(doing: "counting an attempt") { client, logger in
             try await client.withTransaction(logger: logger) { connection -> CheckedAttempt in
@@ -146,7 +146,7 @@ public final class PostgresKeyStorage: KeyStorage, Service {
                     keyId: keyId,
                     from: try await connection.query(Self.counting(keyId: keyId, lockAt: lockAt), logger: logger)
                 )
-                guard case .counted(let row, _) = attempt, check(row) else {
+                guard case .counted(let row, _) = attempt, try check(row) else {
                     return CheckedAttempt(attempt: attempt, isRight: false)
                 }
                 try await connection.run(
@@ -228,6 +228,7 @@ public final class PostgresKeyStorage: KeyStorage, Service {
                                sealed_longsecret = \(Data(verifiers.sealedLongSecret)),
                                pepper_version = \(verifiers.pepperVersion)
                 WHERE keyid = \(keyId) AND pepper_version = \(fromVersion)
+                  AND pepper_version < \(verifiers.pepperVersion)
                 """,
                 logger: logger
             )

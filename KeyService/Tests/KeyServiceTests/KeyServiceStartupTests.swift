@@ -19,6 +19,29 @@ struct KeyServiceStartupTests {
         #expect(run.errorText.contains("plain http on 0.0.0.0 refused"), "\(run.errorText)")
     }
 
+    @Test("the SQLite database, which holds the keys, is the user's alone: made 0600, and a looser one narrowed")
+    func databaseFileMode() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let arguments = KeyServiceExecutableTests.sqlite(directory)
+        let database = directory.appendingPathComponent("keys.sqlite").path
+        func mode(_ path: String) throws -> Int? {
+            try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        }
+        let first = try await KeyServiceProcess.launch(arguments)
+        _ = try await KeyServiceCalls(base: first.keyServiceURL, http: HTTPClient()).newKey(secret: "secret")
+        #expect(try mode(database) == 0o600)
+        #expect(try mode(database + "-wal") == 0o600)
+        first.signal(SIGTERM)
+        _ = await first.waitForExit()
+
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: database)
+        let second = try await KeyServiceProcess.launch(arguments)
+        #expect(try mode(database) == 0o600)
+        second.signal(SIGTERM)
+        _ = await second.waitForExit()
+    }
+
     @Test("a pepper file others may read is refused, and so is a secrets directory others may enter")
     func secretFilePermissions() async throws {
         let directory = try temporaryDirectory()

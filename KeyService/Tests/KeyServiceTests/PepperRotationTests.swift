@@ -57,6 +57,61 @@ struct PepperRotationTests {
         #expect(refused.errorText.contains("keys exist under pepper version(s) 1"), "\(refused.errorText)")
     }
 
+    @Test(
+        "mid-rotation, an instance without the new pepper answers 503 for a moved key and counts nothing; one still on the old version never moves a key back"
+    )
+    func instancesMidRotation() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let arguments = KeyServiceExecutableTests.sqlite(directory)
+        let database = ["--database", arguments[1]]
+        let older = arguments[3]
+
+        // Instance B holds pepper 1 only (made at its first start).
+        let b = try await KeyServiceProcess.launch(arguments)
+        let onB = KeyServiceCalls(base: b.keyServiceURL, http: http)
+        let moved = try await onB.newKey(secret: "secret-a")
+        _ = try await onB.newKey(secret: "secret-b")
+
+        // A copy of B's secrets gets pepper 2: instance A makes keys under it, instance C still under pepper 1.
+        let newer = directory.appendingPathComponent("secrets-newer").path
+        let files = FileManager.default
+        try files.createDirectory(
+            atPath: newer,
+            withIntermediateDirectories: false,
+            attributes: [.posixPermissions: 0o700]
+        )
+        for name in try files.contentsOfDirectory(atPath: older) {
+            try files.copyItem(atPath: older + "/" + name, toPath: newer + "/" + name)
+            try files.setAttributes([.posixPermissions: 0o600], ofItemAtPath: newer + "/" + name)
+        }
+        let added = try await KeyServiceProcess.run(["new-pepper", "--secrets-dir", newer])
+        try #require(added.termination.status == 0, "\(added.errorText)")
+        let a = try await KeyServiceProcess.launch(database + ["--secrets-dir", newer])
+        let c = try await KeyServiceProcess.launch(database + ["--secrets-dir", newer, "--pepper-version", "1"])
+        let onA = KeyServiceCalls(base: a.keyServiceURL, http: http)
+        let onC = KeyServiceCalls(base: c.keyServiceURL, http: http)
+
+        #expect(try await onA.key(moved.keyId, secret: "secret-a").status == 200)
+        #expect(try await Self.peppers(database) == ["pepper 1: 1 key", "pepper 2: 1 key"])
+
+        // B cannot check a key under pepper 2: the right password and a wrong one get 503, and none is counted...
+        for secret in ["secret-a", "secret-a", "secret-a", "wrong"] {
+            #expect(try await onB.key(moved.keyId, secret: secret).status == 503)
+        }
+        // ...so two wrong passwords on A leave the key open: one counted 503 would have made the second the third.
+        #expect(try await onA.key(moved.keyId, secret: "wrong").status == 401)
+        #expect(try await onA.key(moved.keyId, secret: "wrong").status == 401)
+        #expect(try await onA.key(moved.keyId, secret: "secret-a").status == 200)
+
+        // C, making keys under pepper 1, opens the moved key and leaves it under pepper 2.
+        #expect(try await onC.key(moved.keyId, secret: "secret-a").status == 200)
+        #expect(try await Self.peppers(database) == ["pepper 1: 1 key", "pepper 2: 1 key"])
+
+        for instance in [a, b, c] { instance.signal(SIGTERM) }
+        for instance in [a, b, c] { #expect(await instance.waitForExit() == 0) }
+    }
+
     /// What `keyservice peppers` prints, line by line.
     static func peppers(_ arguments: [String]) async throws -> [String] {
         let run = try await KeyServiceProcess.run(["peppers"] + arguments)

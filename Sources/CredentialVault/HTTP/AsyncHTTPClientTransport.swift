@@ -206,9 +206,10 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             )
         }
         if let midAnswer = error as? MidAnswer {
+            // The answer's head arrived: the request was sent, whatever the error says of itself.
             let inner = failure(midAnswer.error, host: host, timeout: timeout)
-            guard inner.kind == .noResponse else { return inner }
-            return noResponse("the connection was dropped mid-answer")
+            guard inner.kind == .timedOut else { return noResponse("the connection was dropped mid-answer") }
+            return inner
         }
         if let error = error as? HTTPClientError {
             switch error {
@@ -226,6 +227,8 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
                 return notConnected("the URL cannot be requested")
             case .remoteConnectionClosed:
                 return noResponse("the connection closed without an answer")
+            case .alreadyShutdown:
+                return notConnected("the process's HTTP client was shut down")
             default:
                 return noResponse("the answer was not valid HTTP (\(error))")
             }
@@ -234,14 +237,21 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             return untrusted("it is not issued for \(host)")
         }
         if let error = error as? NIOSSLError {
-            let words = "\(error)"
-            if words.contains("CERTIFICATE_VERIFY_FAILED") {
-                return untrusted("no trusted certificate authority vouches for it, or it has expired; give its CA")
-            }
-            if case .uncleanShutdown = error {
+            // Only the handshake and the checks of the server's certificate come before the request is written;
+            // any other TLS failure (a shutdown, a read in a bad state) may come after it.
+            switch error {
+            case .handshakeFailed:
+                if "\(error)".contains("CERTIFICATE_VERIFY_FAILED") {
+                    return untrusted("no trusted certificate authority vouches for it, or it has expired; give its CA")
+                }
+                return notConnected("the TLS handshake failed")
+            case .unableToValidateCertificate, .noCertificateToValidate, .cannotMatchULabel:
+                return untrusted("its certificate cannot be checked")
+            case .uncleanShutdown:
                 return noResponse("the TLS connection closed without a complete answer")
+            default:
+                return noResponse("the TLS connection failed")
             }
-            return notConnected("the TLS handshake failed")
         }
         if let error = error as? NIOConnectionError {
             if error.dnsAError != nil || error.dnsAAAAError != nil, error.connectionErrors.isEmpty {
@@ -264,8 +274,9 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         return noResponse("the connection failed")
     }
 
-    /// errno values that only a connect gives: the request never left.
-    private static let neverSentErrno: Set<Int32> = [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL]
+    /// errno values that only a connect gives: the request never left. (A route lost later, EHOSTUNREACH or
+    /// ENETUNREACH, can also end a connection the request went out on: those count as maybe sent.)
+    private static let neverSentErrno: Set<Int32> = [ECONNREFUSED, EADDRNOTAVAIL]
 
     private static func reason(_ error: any Error) -> String {
         guard let error = error as? IOError else { return "connection refused" }

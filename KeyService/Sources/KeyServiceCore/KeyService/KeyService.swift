@@ -30,7 +30,8 @@ package final class KeyService: Sendable {
         package var description: String { "\(underlying)" }
     }
 
-    /// The key is under a pepper version this service does not hold; the attempt is counted, nothing checked.
+    /// The key is under a pepper version this service does not hold: nothing is checked, and an attempt's count is
+    /// rolled back (the caller answers 503).
     package struct UnknownPepperVersion: Error, CustomStringConvertible {
         package let version: Int
         package var description: String {
@@ -110,15 +111,21 @@ package final class KeyService: Sendable {
     /// counted first (the third in a row locks the key, whatever the check then says); a right credential then
     /// resets the count (and the lock its own count set), a wrong one leaves it counted. A right secret on a key
     /// under an older pepper moves the key to the newest one; a long secret cannot (it does not unseal anything).
-    /// - Throws: ``AttemptNotCounted`` when the count cannot be written: the credential was not checked.
-    ///   ``UnknownPepperVersion`` when the key's pepper is not held.
+    /// - Throws: ``AttemptNotCounted`` when the count cannot be written, or the key is under a pepper this instance
+    ///   does not hold (its count rolled back): no answer about the credential.
     package func key(keyId: String, credential: KeyCredential) async throws -> Answer {
         let peppers = peppers
         let checked: CheckedAttempt
         do {
             checked = try await metrics.timeDatabase("count") {
                 try await storage.countAndCheck(keyId: keyId, lockAt: Self.attemptsBeforeLock) { row in
-                    guard let pepper = peppers.pepper(version: row.verifiers.pepperVersion) else { return false }
+                    // A key under a pepper this instance lacks (another instance moved it during a rotation) cannot be
+                    // checked here: the throw rolls its count back, so the attempt answers 503 and counts nothing,
+                    // rather than counting a right password as wrong.
+                    let version = row.verifiers.pepperVersion
+                    guard let pepper = peppers.pepper(version: version) else {
+                        throw UnknownPepperVersion(version: version)
+                    }
                     return (try? Self.matches(credential, row, pepper: pepper)) ?? false
                 }
             }
@@ -142,7 +149,8 @@ package final class KeyService: Sendable {
         }
         let grant = try grant(row, for: credential, pepper: pepper)
         var rewrapFailure: (any Error)?
-        if version != peppers.newestVersion, case .secret(let secret) = credential {
+        // Only ever forward: an instance still making keys under an older pepper (mid-rotation) leaves newer ones.
+        if version < peppers.newestVersion, case .secret(let secret) = credential {
             do {
                 try await rewrap(row, secret: secret, longSecret: grant.longSecret)
                 metrics.keyRepeppered()

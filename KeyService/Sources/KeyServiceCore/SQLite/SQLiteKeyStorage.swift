@@ -33,6 +33,7 @@ public final class SQLiteKeyStorage: KeyStorage {
     ) throws
         -> SQLiteKeyStorage
     {
+        try makePrivate(path)
         var configuration = GRDB.Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
@@ -40,6 +41,21 @@ public final class SQLiteKeyStorage: KeyStorage {
         }
         configuration.busyMode = .timeout(5)
         return try SQLiteKeyStorage(database: DatabasePool(path: path, configuration: configuration), logger: logger)
+    }
+
+    /// The rows hold the keys themselves: the file is this user's alone (0600), made so before SQLite opens it, and
+    /// its `-wal` and `-shm` files, which SQLite creates with the database file's mode, follow. A file with a looser
+    /// mode (made by an earlier version, or copied in) is narrowed to 0600.
+    private static func makePrivate(_ path: String) throws {
+        let manager = FileManager.default
+        if !manager.fileExists(atPath: path) {
+            guard manager.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw KeyServiceError("cannot create the database file \(path)")
+            }
+        }
+        for file in [path, path + "-wal", path + "-shm"] where manager.fileExists(atPath: file) {
+            try manager.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        }
     }
 
     public func insert(_ row: StoredKey, limits: KeyLimits) async throws -> KeyInsertion {
@@ -102,11 +118,11 @@ public final class SQLiteKeyStorage: KeyStorage {
     public func countAndCheck(
         keyId: String,
         lockAt: Int,
-        check: @escaping @Sendable (StoredKey) -> Bool
+        check: @escaping @Sendable (StoredKey) throws -> Bool
     ) async throws -> CheckedAttempt {
         try await writes.submit { db in
             let attempt = try Self.count(db, keyId: keyId, lockAt: lockAt)
-            guard case .counted(let row, _) = attempt, check(row) else {
+            guard case .counted(let row, _) = attempt, try check(row) else {
                 return CheckedAttempt(attempt: attempt, isRight: false)
             }
             try db.cachedStatement(sql: "UPDATE key SET failures = 0, locked = 0 WHERE keyid = ?")
@@ -137,11 +153,12 @@ public final class SQLiteKeyStorage: KeyStorage {
                 sql: """
                     UPDATE key SET secret_verifier = ?, longsecret_verifier = ?, sealed_longsecret = ?,
                                    pepper_version = ?
-                    WHERE keyid = ? AND pepper_version = ?
+                    WHERE keyid = ? AND pepper_version = ? AND pepper_version < ?
                     """,
                 arguments: [
                     Data(verifiers.secretVerifier), Data(verifiers.longSecretVerifier),
                     Data(verifiers.sealedLongSecret), verifiers.pepperVersion, keyId, fromVersion,
+                    verifiers.pepperVersion,
                 ]
             )
         }

@@ -19,7 +19,9 @@ public protocol KeyStorage: Sendable {
     /// when right, takes the count back to zero, as one step: so attempts on one key are "in a row" exactly, even
     /// when a right one and others are in flight together. Durable before it returns, like ``countAttempt(keyId:lockAt:)``,
     /// whose errors it throws. `check` must be quick and must not block (it may run inside the engine's
-    /// transaction); it is not called for a locked or missing key.
+    /// transaction); it is not called for a locked or missing key. When `check` throws, an engine that overrides
+    /// this rolls the count back and throws (nothing counted, nothing answered about the credential); the default
+    /// has already counted the attempt by then.
     ///
     /// The default is ``countAttempt(keyId:lockAt:)``, `check`, then ``resetFailures(keyId:ifFailures:)``: exact for
     /// attempts one after another, but concurrent right attempts on one key can then see it locked for a moment
@@ -27,7 +29,7 @@ public protocol KeyStorage: Sendable {
     func countAndCheck(
         keyId: String,
         lockAt: Int,
-        check: @escaping @Sendable (StoredKey) -> Bool
+        check: @escaping @Sendable (StoredKey) throws -> Bool
     ) async throws -> CheckedAttempt
     /// Moves a key to new verifiers under another pepper version, only if it is still on `fromVersion`.
     func replaceVerifiers(keyId: String, fromVersion: Int, with verifiers: KeyVerifiers) async throws
@@ -44,10 +46,10 @@ extension KeyStorage {
     public func countAndCheck(
         keyId: String,
         lockAt: Int,
-        check: @escaping @Sendable (StoredKey) -> Bool
+        check: @escaping @Sendable (StoredKey) throws -> Bool
     ) async throws -> CheckedAttempt {
         let attempt = try await countAttempt(keyId: keyId, lockAt: lockAt)
-        guard case .counted(let row, let failures) = attempt, check(row) else {
+        guard case .counted(let row, let failures) = attempt, try check(row) else {
             return CheckedAttempt(attempt: attempt, isRight: false)
         }
         do {
