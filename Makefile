@@ -189,10 +189,13 @@ bench-keyservice: test-deps
 		Benchmarks/keyservice-throughput/run.sh
 
 # Password login split into its steps next to a floor (the same two HTTP requests with a bare client
-# plus one fsync'd atomic write), and getAccessToken next to a bare actor call; release build.
+# plus one fsync'd atomic write), over plain http and over https (the https floor a bare AsyncHTTPClient), and
+# getAccessToken next to a bare actor call; release build. Then the size of the credential-vault release binary.
 .PHONY: bench-login
 bench-login: deps
 	$(SWIFT) run -c release --package-path Benchmarks --scratch-path $(BENCHMARK_SCRATCH) login-benchmark
+	@$(SWIFT) build -c release --scratch-path $(RELEASE_SCRATCH) --product credential-vault >/dev/null
+	@Benchmarks/login/binary-size.sh "$$($(SWIFT) build -c release --scratch-path $(RELEASE_SCRATCH) --show-bin-path)/credential-vault"
 
 # The largest pause a task sees while 8 concurrent 64 MiB Argon2id derivations run, beside a baseline measured in
 # the same run (the same heartbeat with no KDF running); release build.

@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "CredentialVaultSMART", targets: ["CredentialVaultSMART"]),
         .library(name: "VaultCrypto", targets: ["VaultCrypto"]),
         .library(name: "KeyServiceMock", targets: ["KeyServiceMock"]),
+        // The tests' shared support (a throwaway certificate authority, a child-process launcher, a log capture), for
+        // the benchmarks and for apps' own tests.
+        .library(name: "VaultTestSupport", targets: ["VaultTestSupport"]),
         // Issue 22: the key-service logic both key services share, and the production key service.
         .library(name: "KeyServiceCore", targets: ["KeyServiceCore"]),
         .executable(name: "keyservice", targets: ["keyservice"]),

@@ -18,6 +18,10 @@ let package = Package(
         .package(path: ".."),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        // The TLS row's floor: the same requests with a bare AsyncHTTPClient.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // Password login split into its steps next to a floor, and getAccessToken next to a bare actor call.
@@ -27,6 +31,12 @@ let package = Package(
                 .product(name: "CredentialVault", package: rootIdentity),
                 .product(name: "KeyServiceMock", package: rootIdentity),
                 .product(name: "VaultCrypto", package: rootIdentity),
+                // The TLS row: the mock over https with a throwaway CA, and a bare AsyncHTTPClient as its floor.
+                .product(name: "KeyServiceCore", package: rootIdentity),
+                .product(name: "VaultTestSupport", package: rootIdentity),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "login/Sources/login-benchmark"
         ),

@@ -121,10 +121,12 @@ enum LoginBenchmark {
         print("| getAccessToken, valid token | \(ns(median(accessRuns))) |")
         print("")
         print(String(format: "getAccessToken / bare actor call = %.2fx (goal: at most 3x)", accessRatio))
+
+        print("")
+        try await TLSRow.run(iterations: iterations, password: password, root: root)
     }
 
-    static func follow(_ url: URL) async {
-        let transport = DefaultHTTPTransport.make()
+    static func follow(_ url: URL, transport: any HTTPTransport = DefaultHTTPTransport.make()) async {
         var next = url
         for _ in 0..<5 {
             guard let response = try? await transport.send(HTTPRequest(method: "GET", url: next)),
@@ -237,15 +239,6 @@ final class BareClient: @unchecked Sendable {
     }
 
     func atomicWrite() throws {
-        let temporary = directory.path + "/.tmp"
-        let final = directory.path + "/envelope"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        _ = envelope.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        fsync(fd)
-        close(fd)
-        rename(temporary, final)
-        let directoryFD = open(directory.path, O_RDONLY | O_DIRECTORY)
-        fsync(directoryFD)
-        close(directoryFD)
+        FloorWrite.write(envelope, in: directory)
     }
 }
