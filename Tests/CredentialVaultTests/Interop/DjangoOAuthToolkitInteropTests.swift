@@ -12,6 +12,15 @@ import VaultTestSupport
 /// two cores only slow each other down.
 @Suite("Auth against django-oauth-toolkit (interop)", .serialized, .needsDjangoOAuthToolkit)
 struct DjangoOAuthToolkitInteropTests {
+    /// What the browser does with DOT's redirect: it resolves `localhost` itself and asks the loopback listener (the
+    /// transport sends plain http only to loopback IP literals).
+    static func deliver(_ redirect: URL) async {
+        var target = URLComponents(url: redirect, resolvingAgainstBaseURL: false)
+        if target?.host == "localhost" { target?.host = "127.0.0.1" }
+        guard let url = target?.url else { return }
+        _ = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: url))
+    }
+
     struct Setup {
         let dot: DjangoOAuthToolkit
         let keys: KeyServiceMockServer
@@ -87,7 +96,7 @@ struct DjangoOAuthToolkitInteropTests {
             let dot = setup.dot
             let userId = try await vault.auth.performOpenIDConnectFlow { url in
                 guard let redirect = try? await dot.driveLogin(authorizationURL: url) else { return }
-                _ = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: redirect))
+                await Self.deliver(redirect)
             }
             #expect(!userId.isEmpty)
             try await vault.auth.storeRefreshToken(withNewPassword: Self.password)
@@ -116,7 +125,7 @@ struct DjangoOAuthToolkitInteropTests {
             let vault = try setup.vault(clientId: dot.confidentialClientId, authentication: authentication)
             let userId = try await vault.auth.performOpenIDConnectFlow { url in
                 guard let redirect = try? await dot.driveLogin(authorizationURL: url) else { return }
-                _ = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: redirect))
+                await Self.deliver(redirect)
             }
             try await vault.auth.storeRefreshToken(withNewPassword: Self.password)
 
@@ -154,7 +163,7 @@ struct DjangoOAuthToolkitInteropTests {
             let userId = try await vault.auth.performOpenIDConnectFlow { url in
                 sent.set(url)
                 guard let redirect = try? await dot.driveLogin(authorizationURL: url) else { return }
-                _ = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: redirect))
+                await Self.deliver(redirect)
             }
             #expect(!userId.isEmpty)
             let items = URLComponents(url: try #require(sent.get()), resolvingAgainstBaseURL: false)?.queryItems
@@ -189,7 +198,7 @@ struct DjangoOAuthToolkitInteropTests {
             let error = await #expect(throws: VaultError.self) {
                 try await vault.auth.performOpenIDConnectFlow { url in
                     guard let redirect = try? await dot.driveLogin(authorizationURL: url) else { return }
-                    _ = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: redirect))
+                    await Self.deliver(redirect)
                 }
             }
             #expect(error?.kind == .serverRefused)
