@@ -58,7 +58,7 @@ final class BareAsyncHTTPClient: @unchecked Sendable {
     }
 
     func atomicWrite() {
-        FloorWrite.write(envelope, in: directory)
+        FloorWrite.store(envelope, in: directory)
     }
 
     func shutdown() async throws {

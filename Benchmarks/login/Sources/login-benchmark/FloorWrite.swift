@@ -7,7 +7,7 @@ import Glibc
 /// The floor's write: an envelope-sized file written to a temporary name, fsync'd, renamed into place, and the
 /// directory fsync'd, as the vault writes its envelope.
 enum FloorWrite {
-    static func write(_ envelope: Data, in directory: URL) {
+    static func store(_ envelope: Data, in directory: URL) {
         let temporary = directory.path + "/.tmp"
         let final = directory.path + "/envelope"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)

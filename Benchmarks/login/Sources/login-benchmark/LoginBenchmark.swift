@@ -239,6 +239,6 @@ final class BareClient: @unchecked Sendable {
     }
 
     func atomicWrite() throws {
-        FloorWrite.write(envelope, in: directory)
+        FloorWrite.store(envelope, in: directory)
     }
 }
