@@ -4,7 +4,7 @@ import PostgresNIO
 extension PostgresConnection {
     /// Runs a statement whose rows are not wanted, to its end, before the next statement on this connection.
     func run(_ query: PostgresQuery, logger: Logger) async throws {
-        for try await _ in try await self.query(query, logger: logger) {}
+        try await self.query(query, logger: logger).drain()
     }
 
     /// Runs a query to its end and gives the first column of its first row, nil when it has no rows.
@@ -13,10 +13,6 @@ extension PostgresConnection {
         as type: Value.Type,
         logger: Logger
     ) async throws -> Value? {
-        var first: Value?
-        for try await value in try await self.query(query, logger: logger).decode(Value.self) where first == nil {
-            first = value
-        }
-        return first
+        try await self.query(query, logger: logger).firstValue(as: Value.self)
     }
 }
