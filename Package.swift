@@ -131,6 +131,8 @@ let package = Package(
                 "KeyServicePostgres", "VaultPOSIX",
                 // The client library against keyservice over TLS (KeyServiceOperationsTests).
                 "CredentialVault",
+                // Peer addresses for ClientAddressTests.
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "KeyService/Tests/KeyServiceTests"
         ),

@@ -1,19 +1,23 @@
 public import Foundation
+import KeyServiceCore
 import PostgresNIO
 
 /// Where the PostgreSQL storage connects and how: read from a `postgres://` URL.
 ///
 /// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]`. Without a password in the
 /// URL, the environment's `PGPASSWORD` is used (so the password need not appear in a process list). The
-/// description never shows the password.
+/// description never shows the password. Without `sslmode`, a database on loopback (`127.0.0.0/8`, `::1`,
+/// `localhost`) is `prefer` and any other is `require`: a database across a network is never reached over a
+/// connection that someone in the middle could have stripped of TLS.
 public struct PostgresStorageConfiguration: Sendable, CustomStringConvertible {
     /// How the connection is protected.
     public enum TLSMode: String, Sendable {
         /// Plain TCP: for a database on loopback or a private network only.
         case disable
-        /// TLS when the server offers it (libpq's default).
+        /// TLS when the server offers it, plain TCP when not: the default for a database on loopback only.
         case prefer
-        /// TLS, with the server's certificate verified against the system's trust roots.
+        /// TLS, with the server's certificate verified against the system's trust roots: the default for a
+        /// database that is not on loopback.
         case require
     }
 
@@ -65,7 +69,7 @@ public struct PostgresStorageConfiguration: Sendable, CustomStringConvertible {
         guard !name.isEmpty, !name.contains("/") else { throw invalid("it names no database") }
         let port = parts.port ?? 5432
         guard (1...65_535).contains(port) else { throw invalid("its port is out of range") }
-        var tls = TLSMode.prefer
+        var tls = Self.defaultTLS(host: host)
         for item in parts.queryItems ?? [] {
             guard item.name == "sslmode" else { throw invalid("it has an unknown parameter \(item.name)") }
             guard let mode = item.value.flatMap(TLSMode.init(rawValue:)) else {
@@ -81,6 +85,11 @@ public struct PostgresStorageConfiguration: Sendable, CustomStringConvertible {
             database: name,
             tls: tls
         )
+    }
+
+    /// The mode when the URL names none: `prefer` on loopback, `require` anywhere else.
+    static func defaultTLS(host: String) -> TLSMode {
+        host.lowercased() == "localhost" || Loopback.isAddress(host) ? .prefer : .require
     }
 
     /// `postgres://USER@HOST:PORT/DATABASE?sslmode=MODE`, without the password.
@@ -108,9 +117,14 @@ public struct PostgresStorageConfiguration: Sendable, CustomStringConvertible {
         configuration.options.connectTimeout = deadline
         // A connection that stalls inside a transaction (an instance frozen between counting and committing) must
         // not hold a key's row lock for long: the database ends such a session, and its attempt stays uncounted.
+        // A statement still running at the deadline is ended by the database too: its caller has answered 503
+        // already (withDeadline), and nothing should go on holding a connection and a row lock for it.
+        let deadlineMilliseconds =
+            deadline.components.seconds * 1000 + deadline.components.attoseconds / 1_000_000_000_000_000
         configuration.options.additionalStartupParameters = [
             ("application_name", "keyservice"),
             ("idle_in_transaction_session_timeout", "5000"),
+            ("statement_timeout", "\(max(deadlineMilliseconds, 1))"),
         ]
         return configuration
     }

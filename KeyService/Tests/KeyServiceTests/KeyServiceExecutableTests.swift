@@ -123,6 +123,33 @@ struct KeyServiceExecutableTests {
         #expect(await server.waitForExit() == 0)
     }
 
+    @Test("SIGTERM lets a request in flight finish and count, then stops with status 0")
+    func sigtermFinishesRequestInFlight() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try await KeyServiceProcess.launch(Self.sqlite(directory))
+        let created = try await KeyServiceCalls(base: server.keyServiceURL, http: http).newKey(secret: "s3cret")
+        let connection = try RawConnection(port: try #require(server.baseURL.port))
+        let body = #"{"keyid":"\#(created.keyId)","secret":"wrong"}"#
+        let head =
+            "POST /keyservice/v1/key HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(body.utf8.count)\r\n\r\n"
+        let half = body.index(body.startIndex, offsetBy: body.count / 2)
+        // One wrong secret whole, then the head and half the body of a second, in one write: once the first answer
+        // has come, the server has read the second request's head, and that request is in flight.
+        try connection.send(head + body + head + body[..<half])
+        #expect(await connection.answers(1).map(\.status) == [401])
+        server.signal(SIGTERM)
+        try connection.send(String(body[half...]))
+        #expect(await connection.answers(1).map(\.status) == [401], "the request in flight at SIGTERM was answered")
+        #expect(await server.waitForExit() == 0)
+        // Both wrong secrets were counted and kept: the next wrong one is the third, and it locks the key.
+        let again = try await KeyServiceProcess.launch(Self.sqlite(directory))
+        let calls = KeyServiceCalls(base: again.keyServiceURL, http: http)
+        #expect(try await calls.key(created.keyId, secret: "wrong").status == 401)
+        #expect(try await calls.key(created.keyId, secret: "s3cret").status == 204)
+    }
+
     @Test("/healthz, /readyz and /metrics answer; the metrics count answers, wrong secrets and locks")
     func operations() async throws {
         let directory = try temporaryDirectory()

@@ -74,6 +74,15 @@ struct PostgresFailureTests {
         #expect(fromEnvironment.password == "from-env")
         #expect(fromEnvironment.port == 5432)
         #expect(fromEnvironment.tls == .prefer)
+        // Without sslmode, a database off loopback is reached over verified TLS only; one on loopback may be plain.
+        for (host, expected) in [
+            ("db.example", PostgresStorageConfiguration.TLSMode.require), ("10.0.0.5", .require),
+            ("[2001:db8::1]", .require), ("127.0.0.1", .prefer), ("127.9.9.9", .prefer), ("localhost", .prefer),
+            ("[::1]", .prefer),
+        ] {
+            let configuration = try PostgresStorageConfiguration(url: "postgres://keys@\(host)/vault", environment: [:])
+            #expect(configuration.tls == expected, "host \(host)")
+        }
         for bad in [
             "mysql://a@b/c", "postgres://b/c", "postgres://a@b/", "postgres://a@b/c?sslmode=maybe", "not a url",
         ] {

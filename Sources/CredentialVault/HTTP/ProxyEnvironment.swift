@@ -6,9 +6,11 @@ public import Foundation
 ///   wins when both are set, as in curl). A value is `[http://][user[:password]@]host[:port]`; the port defaults to
 ///   1080 (curl's default); credentials, percent-decoded, are sent to the proxy as HTTP Basic authentication.
 ///   A proxy URL of another scheme (`socks5://`, `https://`) is not supported and is ignored.
-/// - `no_proxy` / `NO_PROXY`: comma-separated; `*` alone bypasses every proxy; an entry matches the host itself and
-///   every name below it (`example.com` and `.example.com` both match `example.com` and `api.example.com`); an IP
-///   address matches that address; a `:port` after an entry is ignored.
+/// - `no_proxy` / `NO_PROXY`: comma-separated; `*` as the whole value bypasses every proxy (a `*` among other
+///   entries matches nothing, as in curl); a name entry matches the host itself and every name below it
+///   (`example.com` and `.example.com` both match `example.com` and `api.example.com`); a host that is an IP address
+///   is matched only by address entries, exactly or by a CIDR prefix (`10.0.0.0/8`, `2001:db8::/32`; curl 7.86 and
+///   later), never by a name suffix (`0.1` does not match `10.0.0.1`); a `:port` after an entry is ignored.
 /// - A loopback host (127.0.0.0/8, ::1, `localhost`) is never proxied.
 ///
 /// A pure function of the environment it is given, so its rules are tested with known answers.
@@ -35,7 +37,7 @@ public struct ProxyEnvironment: Sendable, Hashable {
     public let httpsProxy: Proxy?
     /// The proxy for plain http, if set.
     public let httpProxy: Proxy?
-    /// Whether `no_proxy` is `*`: no host is proxied.
+    /// Whether `no_proxy` is `*` (the whole value): no host is proxied.
     public let bypassesAll: Bool
     /// The `no_proxy` entries, lower-cased, without a leading dot, brackets or port.
     public let noProxy: [String]
@@ -53,7 +55,7 @@ public struct ProxyEnvironment: Sendable, Hashable {
         let entries = (value("no_proxy") ?? "").split(separator: ",").map {
             $0.trimmingCharacters(in: .whitespaces)
         }
-        bypassesAll = entries.contains("*")
+        bypassesAll = entries == ["*"]
         noProxy = entries.compactMap(Self.normalizedEntry)
     }
 
@@ -69,7 +71,11 @@ public struct ProxyEnvironment: Sendable, Hashable {
         guard let proxy else { return nil }
         let host = Self.bare(rawHost).lowercased()
         if host == "localhost" || Loopback.isAddress(host) || bypassesAll { return nil }
-        if noProxy.contains(where: { host == $0 || host.hasSuffix("." + $0) }) { return nil }
+        if let address = NetworkAddress(host) {
+            if noProxy.contains(where: { NetworkPrefix($0)?.contains(address) == true }) { return nil }
+        } else if noProxy.contains(where: { host == $0 || host.hasSuffix("." + $0) }) {
+            return nil
+        }
         return proxy
     }
 
@@ -89,13 +95,15 @@ public struct ProxyEnvironment: Sendable, Hashable {
         )
     }
 
-    /// A `no_proxy` entry as compared: lower case, no leading or trailing dot, no brackets, no port.
+    /// A `no_proxy` entry as compared: lower case, no leading or trailing dot, no brackets, no port (a CIDR prefix
+    /// such as `/8` is kept).
     private static func normalizedEntry(_ entry: String) -> String? {
         var entry = entry.lowercased()
         if entry.hasPrefix("[") {
-            // [v6]:port or [v6]
+            // [v6], [v6]:port or [v6]/bits: the address, with its CIDR prefix kept and its port dropped
             guard let close = entry.firstIndex(of: "]") else { return nil }
-            entry = String(entry[entry.index(after: entry.startIndex)..<close])
+            let rest = entry[entry.index(after: close)...]
+            entry = String(entry[entry.index(after: entry.startIndex)..<close]) + (rest.hasPrefix("/") ? rest : "")
         } else if entry.filter({ $0 == ":" }).count == 1, let colon = entry.firstIndex(of: ":") {
             // name:port or v4:port (an IPv6 address has more than one colon)
             entry = String(entry[..<colon])

@@ -5,7 +5,8 @@ import Testing
 /// Known answers for the proxy variables, from curl's documentation: `man curl` (ENVIRONMENT: `http_proxy`,
 /// `HTTPS_PROXY`, `NO_PROXY`; "If the port number is not specified in the proxy string, it is assumed to be 1080")
 /// and CURLOPT_NOPROXY(3) ("*" matches all hosts; a name matches itself and its subdomains, with or without a
-/// leading dot; IP addresses match as given).
+/// leading dot; IP addresses match as given, or by CIDR notation since 7.86.0), with curl's lib/noproxy.c for what
+/// the manual leaves open (`*` counts only as the whole value; an address host is never matched by a name suffix).
 @Suite("proxies are read from the environment as curl reads them")
 struct ProxyEnvironmentTests {
     private static func proxy(_ url: String, _ environment: [String: String]) throws -> String? {
@@ -53,7 +54,7 @@ struct ProxyEnvironmentTests {
     }
 
     @Test(
-        "NO_PROXY: suffixes with or without a dot, exact names, IPs, ports ignored, * for all",
+        "NO_PROXY: suffixes with or without a dot, exact names, IPs and CIDR prefixes, ports ignored, * alone for all",
         arguments: [
             ("example.com", "https://example.com/", true),
             ("example.com", "https://api.example.com/", true),
@@ -70,6 +71,21 @@ struct ProxyEnvironmentTests {
             ("2001:db8::1", "https://[2001:db8::1]:443/", true),
             ("*", "https://anything.example/", true),
             ("", "https://example.com/", false),
+            // curl's noproxy.c: "*" bypasses all only as the whole value; an address host is matched by address
+            // entries alone, exactly or by CIDR prefix (CURLOPT_NOPROXY(3), curl 7.86), never by a name suffix.
+            ("other.org, *", "https://anything.example/", false),
+            ("0.1", "https://10.0.0.1/", false),
+            ("3", "https://10.1.2.3/", false),
+            ("10.0.0.0/8", "https://10.200.3.4/", true),
+            ("10.0.0.0/8", "https://11.0.0.1/", false),
+            ("192.168.0.0/23", "https://192.168.1.200/", true),
+            ("192.168.0.0/23", "https://192.168.2.1/", false),
+            ("10.1.2.3/0", "https://10.1.2.4/", false),
+            ("2001:db8::/32", "https://[2001:db8:ffff::9]/", true),
+            ("[2001:db8::]/32", "https://[2001:db8:ffff::9]/", true),
+            ("2001:db8::/32", "https://[2001:db9::1]/", false),
+            ("10.0.0.0/8", "https://10.example.com/", false),
+            ("example.com", "https://10.0.0.1/", false),
         ]
     )
     func noProxy(_ noProxy: String, _ url: String, _ bypassed: Bool) throws {

@@ -48,8 +48,14 @@ package struct ClientAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Whether this is a loopback client (127.0.0.0/8 or ::1's network): a proxy on this machine.
-    package var isLoopback: Bool {
-        description.hasPrefix("127.") || description == "0:0:0:0::/64"
+    /// Whether the peer at `address` is on this machine (a proxy whose forwarded-client header may be believed):
+    /// loopback by ``Loopback/isAddress(_:)``, or an IPv4-mapped 127.0.0.0/8 address as a dual-stack listener sees
+    /// an IPv4 loopback peer. Decided on the address itself, not on the client it counts as: `::2` shares `::1`'s
+    /// /64 but is not loopback.
+    package static func isLoopback(_ address: SocketAddress?) -> Bool {
+        guard let text = address?.ipAddress else { return false }
+        if Loopback.isAddress(text) { return true }
+        guard let bytes = Loopback.addressBytes(text, family: AF_INET6, count: 16) else { return false }
+        return bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff && bytes[12] == 127
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 package import Hummingbird
 import Logging
+import NIOCore
 import VaultCrypto
 
 /// The TIM KeyService v1 endpoints: `createkey` and `key`, answering exactly as the reference says.
@@ -58,7 +59,7 @@ package struct KeyServiceRoutes: Sendable {
         guard let secret = body.secret else {
             throw RequestRefusal.invalidRequest("the field secret is missing")
         }
-        let client = client(of: request, peer: ClientAddress(context.remoteAddress))
+        let client = client(of: request, remoteAddress: context.remoteAddress)
         let grant: KeyGrant
         do {
             grant = try await service.createKey(secret: secret, client: client)
@@ -89,8 +90,9 @@ package struct KeyServiceRoutes: Sendable {
     }
 
     /// The client a request counts against: the peer, or the address a proxy on this machine forwarded.
-    private func client(of request: Request, peer: ClientAddress) -> ClientAddress {
-        guard let forwardedClientHeader, peer.isLoopback,
+    private func client(of request: Request, remoteAddress: SocketAddress?) -> ClientAddress {
+        let peer = ClientAddress(remoteAddress)
+        guard let forwardedClientHeader, ClientAddress.isLoopback(remoteAddress),
             let value = request.headers.last(where: { $0.name.canonicalName == forwardedClientHeader })?.value,
             let last = value.split(separator: ",").last,
             let forwarded = ClientAddress(ipAddress: String(last).trimmingCharacters(in: .whitespaces))
