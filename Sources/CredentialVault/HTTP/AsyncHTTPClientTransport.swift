@@ -2,11 +2,11 @@
 import AsyncHTTPClient
 import Foundation
 import Glibc
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
-import Synchronization
 
 /// ``HTTPTransport`` over AsyncHTTPClient: the default on Linux, for every scheme.
 ///
@@ -127,13 +127,16 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         let proxy: ProxyEnvironment.Proxy?
     }
 
-    /// One client per trust roots and proxy, for the life of the process.
-    private static let clients = Mutex<[ClientKey: HTTPClient]>([:])
+    /// One client per trust roots and proxy, for the life of the process. A pthread mutex (NIOLockedValueBox), not
+    /// Synchronization.Mutex: `make proof-races` runs this under ThreadSanitizer, which on Linux sees the order a
+    /// pthread mutex makes and not Mutex's (CI's run at 55c0f44 stopped on a race in the suite where two vaults share
+    /// these clients).
+    private static let clients = NIOLockedValueBox<[ClientKey: HTTPClient]>([:])
 
     /// Shuts the process's shared clients down, closing their connections; for a process that wants to end with
     /// nothing open (the clients otherwise live until the process exits). A later request makes a new client.
     public static func shutDownSharedClients() async {
-        let all = clients.withLock { clients in
+        let all = clients.withLockedValue { clients in
             defer { clients = [:] }
             return Array(clients.values)
         }
@@ -142,7 +145,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
 
     private static func client(trustRoots: TrustRoots?, proxy: ProxyEnvironment.Proxy?) throws -> HTTPClient {
         let key = ClientKey(trustRoots: trustRoots, proxy: proxy)
-        if let client = clients.withLock({ $0[key] }) { return client }
+        if let client = clients.withLockedValue({ $0[key] }) { return client }
         var tls = TLSConfiguration.makeClientConfiguration()
         if let trustRoots {
             let certificates = try trustRoots.certificatesPEM.flatMap {
@@ -171,7 +174,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         // A failed connection ends the request with its own error at once, instead of being retried (with the
         // error hidden) until the connect timeout: a certificate failure is not going to heal.
         configuration.connectionPool.retryConnectionEstablishment = false
-        return clients.withLock { clients in
+        return clients.withLockedValue { clients in
             if let existing = clients[key] { return existing }
             let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
             clients[key] = client

@@ -24,6 +24,10 @@ final class CannedHTTPServer: Sendable {
         /// `prefix` at once, then `pattern` over and over, one byte every `interval` microseconds, until the client
         /// hangs up: a hostile server that keeps a request alive.
         case trickle(prefix: Data, pattern: Data, interval: UInt32)
+        /// A connection's first request answered `status` with an empty body and the connection kept open; its
+        /// second request read whole, then the connection closed without an answer: a kept connection that dies
+        /// under a request, where a client must not send the request again.
+        case keepAliveThenDrop(status: Int)
     }
 
     /// How an endless answer ended.
@@ -157,6 +161,11 @@ final class CannedHTTPServer: Sendable {
             streamEnds.withLock { $0.append(StreamEnd(bytesSent: sent, clientHungUp: hungUp)) }
         case .raw(let bytes):
             _ = write(client, bytes)
+        case .keepAliveThenDrop(let status):
+            guard write(client, Data("HTTP/1.1 \(status) Canned\r\nContent-Length: 0\r\n\r\n".utf8)),
+                let second = readRequest(client)
+            else { return }
+            requests.withLock { $0.append(second) }
         case .trickle(let prefix, let pattern, let interval):
             guard write(client, prefix), !pattern.isEmpty else { return }
             var index = pattern.startIndex

@@ -97,6 +97,35 @@ struct TransportBehaviourTests {
         }
     }
 
+    @Test("a POST on a kept connection that dies under it is not sent again: maybe sent, one copy on the wire")
+    func noResendOnKeptConnection() async throws {
+        try await CannedHTTPServer.with(.keepAliveThenDrop(status: 204)) { server in
+            // The process's shared client (no trust roots, no proxy): the GET leaves its connection idle in the pool,
+            // and the POST takes it.
+            let transport = DefaultHTTPTransport.make()
+            let first = try await transport.send(
+                HTTPRequest(method: "GET", url: server.baseURL.appending(path: "first"), timeout: 10)
+            )
+            #expect(first.status == 204)
+            let error = await #expect(throws: TransportError.self) {
+                try await transport.send(
+                    HTTPRequest(
+                        method: "POST",
+                        url: server.baseURL.appending(path: "keyservice/v1/key"),
+                        headers: ["Content-Type": "application/json"],
+                        body: Data(#"{"keyid":"k","secret":"s"}"#.utf8),
+                        timeout: 10
+                    )
+                )
+            }
+            #expect(error?.kind == .noResponse)
+            #expect(error?.wasNeverSent == false)
+            // A resend would have gone on a new connection, where the first request is answered: the POST would
+            // have succeeded, and the server would have seen it twice.
+            #expect(server.requestTargets == ["/first", "/keyservice/v1/key"])
+        }
+    }
+
     @Test("a closed port is notConnected: the request never left, in words")
     func refused() async throws {
         try await RefusingPort.with { base in
