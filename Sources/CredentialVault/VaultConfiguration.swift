@@ -51,7 +51,8 @@ public struct VaultConfiguration: Sendable {
     /// Where the library says what it does: requests and decisions at debug, never a secret or a body.
     public var logger: Logger
     /// Certificate authorities trusted for https besides the system's, or instead of them when pinned; nil for the
-    /// system's alone. Used by the default transport (``DefaultHTTPTransport``) on Linux.
+    /// system's alone. Used by the default transport (``DefaultHTTPTransport``) on Linux; on Apple platforms extra
+    /// roots are not used and pinned ones make every request fail (see ``DefaultHTTPTransport``).
     public var trustRoots: TrustRoots?
 
     /// The scopes asked for by default: `openid offline_access`.

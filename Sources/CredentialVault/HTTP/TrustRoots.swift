@@ -10,7 +10,8 @@ import NIOSSL
 /// Read once, when made: a file that cannot be read or holds no usable certificate is refused then, with a
 /// ``VaultError`` whose ``VaultError/isConfigurationError`` is true, never at the first request. Used by the
 /// default transport on Linux (``AsyncHTTPClientTransport``); on Apple platforms ``URLSessionTransport`` keeps the
-/// system's evaluation.
+/// system's evaluation, and pinned roots there make the default transport refuse every request
+/// (``DefaultHTTPTransport``).
 public struct TrustRoots: Sendable, Hashable {
     /// The certificates, one PEM block (`-----BEGIN CERTIFICATE-----` … `-----END CERTIFICATE-----`) each.
     public let certificatesPEM: [String]

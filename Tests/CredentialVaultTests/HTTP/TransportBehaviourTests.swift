@@ -126,6 +126,19 @@ struct TransportBehaviourTests {
         }
     }
 
+    @Test("a RefusingTransport (pinning where the platform cannot pin) sends nothing and says why")
+    func refusingTransport() async throws {
+        try await CannedHTTPServer.with(.fixed(status: 200)) { server in
+            let transport = RefusingTransport(reason: "pinned trust roots are not supported here")
+            let error = await #expect(throws: TransportError.self) {
+                try await transport.send(HTTPRequest(method: "GET", url: server.baseURL, timeout: 10))
+            }
+            #expect(error?.wasNeverSent == true)
+            #expect(error?.description == "no answer from 127.0.0.1: pinned trust roots are not supported here")
+            #expect(server.requestTargets.isEmpty)
+        }
+    }
+
     @Test("a closed port is notConnected: the request never left, in words")
     func refused() async throws {
         try await RefusingPort.with { base in
