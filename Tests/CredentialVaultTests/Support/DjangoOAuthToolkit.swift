@@ -19,8 +19,8 @@ import Darwin
 /// `start` runs `Tests/Interop/dot/run.py` from the venv that `make interop-deps` builds, on plain
 /// http on loopback, and nginx in front of it (``DjangoTLSFront``) with a server certificate of the
 /// test authority, as Django is deployed: DOT trusts nginx's `X-Forwarded-Proto` and so names
-/// https URLs; its token settings are its defaults. The server migrates a fresh sqlite database in a temporary directory, creates the user `alice`
-/// and the clients `vault-code` (public, authorization code + PKCE S256, RS256 id_tokens,
+/// https URLs; its token settings are its defaults. The server migrates a fresh sqlite database
+/// in a temporary directory, creates the user `alice` and the clients `vault-code` (public, authorization code + PKCE S256, RS256 id_tokens,
 /// redirect URI `http://127.0.0.1/callback` on any port) and `vault-password` (public,
 /// password grant), and issues opaque access tokens (DOT's default; RS256 JWTs with
 /// `jwtAccessTokens`) and opaque, rotating refresh tokens with reuse protection. Call `stop()` when
