@@ -3,12 +3,12 @@ import Foundation
 import Synchronization
 import VaultCrypto
 
-/// The child's transport: URLSession underneath, and a line before every refresh_token grant goes out
+/// The child's transport: the default transport underneath (trusting ``EnvironmentTrustRoots``), and a line before every refresh_token grant goes out
 /// (`requesting N`) and as soon as its answer with a rotated refresh token is back (`received N FINGERPRINT`),
 /// before the library sees it. A kill after `received N` and before the caller's `sealed N` landed in the
 /// window between the issuer's rotation and the fsync.
 final class ProgressTransport: HTTPTransport {
-    private let inner = DefaultHTTPTransport.make()
+    private let inner = DefaultHTTPTransport.make(trustRoots: EnvironmentTrustRoots.roots)
     private let fingerprintKey: SecureBytes
     private let grants = Mutex(0)
 

@@ -11,7 +11,8 @@ import Foundation
 /// - `vault-proof-child in-place-write STORE [--pause-mid-write]` (``InPlaceWriter``, the planted defect)
 /// - `vault-proof-child hold-lock STORE [LOCK_FILE]` (``LockHolder``)
 ///
-/// Any mode takes `--file-size-limit BYTES` (``FileSizeLimit``).
+/// Any mode takes `--file-size-limit BYTES` (``FileSizeLimit``). Over https it trusts the CA file named by
+/// `CREDENTIAL_VAULT_CA_FILE` besides the system's authorities (``EnvironmentTrustRoots``).
 @main
 enum ProofChild {
     static func main() async {

@@ -26,18 +26,17 @@ enum RefreshLoop {
         }
         let transport = ProgressTransport(fingerprintKey: key)
         do throws(VaultError) {
-            let vault = try Vault(
-                configuration: VaultConfiguration(
-                    issuer: issuer,
-                    clientId: "vault",
-                    keyServiceURL: keyService,
-                    storeDirectory: URL(fileURLWithPath: arguments[2]),
-                    requestTimeout: 60,
-                    opsLimit: 2,
-                    memLimitBytes: 19 << 20
-                ),
-                transport: transport
+            var configuration = VaultConfiguration(
+                issuer: issuer,
+                clientId: "vault",
+                keyServiceURL: keyService,
+                storeDirectory: URL(fileURLWithPath: arguments[2]),
+                requestTimeout: 60,
+                opsLimit: 2,
+                memLimitBytes: 19 << 20
             )
+            configuration.trustRoots = EnvironmentTrustRoots.roots
+            let vault = try Vault(configuration: configuration, transport: transport)
             let auth = vault.auth
             Progress.say("ready")
             _ = try await auth.loginWithPassword(userId: arguments[3], password: password)

@@ -19,7 +19,11 @@ enum StoreProbe {
         let argument = Progress.readInput("the operation's argument")
         do throws(VaultError) {
             let storage = UserStorage(
-                keyService: try HTTPKeyService(baseURL: url, timeout: 60),
+                keyService: try HTTPKeyService(
+                    baseURL: url,
+                    transport: DefaultHTTPTransport.make(trustRoots: EnvironmentTrustRoots.roots),
+                    timeout: 60
+                ),
                 directory: URL(fileURLWithPath: arguments[2]),
                 opsLimit: 2,
                 memLimitBytes: 19 << 20

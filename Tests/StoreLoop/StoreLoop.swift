@@ -3,7 +3,8 @@ import Foundation
 
 /// A test helper process: stores a refresh token again and again so a test can kill it with -9 mid-write.
 /// Usage: vault-store-loop KEY_SERVICE_URL STORE_DIRECTORY USER_ID; the password comes on standard input.
-/// Prints "stored N" after the N-th store is durable.
+/// Prints "stored N" after the N-th store is durable. Over https it trusts the CA file named by
+/// `CREDENTIAL_VAULT_CA_FILE` besides the system's authorities, as `credential-vault` does.
 @main
 enum StoreLoop {
     static func main() async {
@@ -15,8 +16,13 @@ enum StoreLoop {
             exit(64)
         }
         do {
+            let caFile = ProcessInfo.processInfo.environment["CREDENTIAL_VAULT_CA_FILE"] ?? ""
+            let trustRoots = caFile.isEmpty ? nil : try TrustRoots(pemFile: caFile)
             let storage = UserStorage(
-                keyService: try HTTPKeyService(baseURL: url),
+                keyService: try HTTPKeyService(
+                    baseURL: url,
+                    transport: DefaultHTTPTransport.make(trustRoots: trustRoots)
+                ),
                 directory: URL(fileURLWithPath: arguments[2]),
                 opsLimit: 2,
                 memLimitBytes: 19 << 20

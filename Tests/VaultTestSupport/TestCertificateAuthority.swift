@@ -1,7 +1,13 @@
 import Crypto
-import Foundation
+public import Foundation
 import SwiftASN1
 import X509
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A throwaway certificate authority made in the test, and a server certificate it signs for this machine's
 /// loopback names (`localhost`, 127.0.0.1, ::1): what the https tests serve with and trust. P-256 keys; valid from an
@@ -77,5 +83,33 @@ public struct TestCertificateAuthority: Sendable {
         let path = FileManager.default.temporaryDirectory.appending(path: "test-ca-\(UUID().uuidString).pem").path
         try Data(certificatePEM.utf8).write(to: URL(fileURLWithPath: path))
         return path
+    }
+
+    /// Writes the authority's certificate, mode 0600, to `name` in `directory` (a test's own temporary directory)
+    /// and returns its URL: the `CREDENTIAL_VAULT_CA_FILE` of a child process (Tests/ProofChild, `vault-store-loop`,
+    /// `credential-vault`), or the CA bundle of a Python client.
+    public func writeCertificate(in directory: URL, name: String = "test-ca.pem") throws -> URL {
+        try Self.writePrivately(certificatePEM, to: directory.appending(path: name))
+    }
+
+    /// Writes the server's certificate and private key, mode 0600 each, to `server.pem` and `server.key` in
+    /// `directory`, for a TLS server outside this process (nginx); returns both URLs.
+    public func writeServerFiles(in directory: URL) throws -> (certificate: URL, privateKey: URL) {
+        (
+            try Self.writePrivately(serverCertificatePEM, to: directory.appending(path: "server.pem")),
+            try Self.writePrivately(serverPrivateKeyPEM, to: directory.appending(path: "server.key"))
+        )
+    }
+
+    /// Creates `url` with mode 0600 (`O_EXCL`: never a file that was there, never a looser mode) and writes `text`.
+    private static func writePrivately(_ text: String, to url: URL) throws -> URL {
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        try handle.write(contentsOf: Data(text.utf8))
+        try handle.close()
+        return url
     }
 }

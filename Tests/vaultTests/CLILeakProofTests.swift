@@ -35,7 +35,11 @@ struct CLILeakProofTests {
             var failedRuns = 0
             var printedToken = ""
             let storage = UserStorage(
-                keyService: try HTTPKeyService(baseURL: server.keyServiceURL, timeout: 60),
+                keyService: try HTTPKeyService(
+                    baseURL: server.keyServiceURL,
+                    transport: sandbox.transport(),
+                    timeout: 60
+                ),
                 directory: sandbox.store
             )
             func run(
@@ -84,7 +88,7 @@ struct CLILeakProofTests {
             }
             try await run(["token", "--password-stdin", "--client-secret-file", secretFile.path], printsToken: true)
             // The issuer forgets the login (a revocation behind the tool's back): the next token is an expired login.
-            if let latest = try await Self.latestToken(storage) { try await Self.revoke(latest, at: server) }
+            if let latest = try await Self.latestToken(storage) { try await Self.revoke(latest, in: sandbox) }
             let failedBefore = failedRuns
             try await run(["token", "--password-stdin"], printsToken: true)
             #expect(failedRuns == failedBefore + 1, "the revoked login is refused")
@@ -125,9 +129,10 @@ struct CLILeakProofTests {
         return try await storage.getStoredRefreshToken(userId: userId, password: password).token
     }
 
-    static func revoke(_ token: String, at server: KeyServiceMockServer) async throws {
+    static func revoke(_ token: String, in sandbox: CLISandbox) async throws {
+        let server = try #require(sandbox.server)
         let encoded = token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        let response = try await DefaultHTTPTransport.make().send(
+        let response = try await sandbox.transport().send(
             HTTPRequest(
                 method: "POST",
                 url: server.issuer.appending(path: "protocol/openid-connect/revoke"),

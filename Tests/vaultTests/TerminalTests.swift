@@ -7,7 +7,7 @@ struct TerminalTests {
     /// Forks `command` on a pseudo-terminal and defines `pump(until)`, which reads the screen into `seen`
     /// until `until` appears (or the program ends, for None). Both scripts below start with it.
     static let ptyPrelude = #"""
-        import os, pty, re, select, sys, termios, time, urllib.error, urllib.request
+        import os, pty, re, select, ssl, sys, termios, time, urllib.error, urllib.request
         pid, fd = pty.fork()
         if pid == 0:
             os.execv(command[0], command)
@@ -57,12 +57,14 @@ struct TerminalTests {
         command = sys.argv[2:]
         """# + "\n" + ptyPrelude + "\n" + #"""
             pump(b"Waiting for the browser")
-            url = re.search(rb"http://\S+/protocol/openid-connect/auth\?\S+", seen).group(0).decode()
+            url = re.search(rb"https?://\S+/protocol/openid-connect/auth\?\S+", seen).group(0).decode()
             class NoRedirect(urllib.request.HTTPRedirectHandler):
                 def redirect_request(self, *args, **kwargs):
                     return None
             try:
-                urllib.request.build_opener(NoRedirect).open(url)
+                # The issuer's certificate is the test authority's, named by the sandbox's CREDENTIAL_VAULT_CA_FILE.
+                authority = ssl.create_default_context(cafile=os.environ.get("CREDENTIAL_VAULT_CA_FILE"))
+                urllib.request.build_opener(NoRedirect, urllib.request.HTTPSHandler(context=authority)).open(url)
                 sys.stdout.write("NO REDIRECT\n"); sys.exit(3)
             except urllib.error.HTTPError as answer:
                 location = answer.headers["Location"]

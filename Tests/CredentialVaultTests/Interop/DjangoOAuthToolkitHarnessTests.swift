@@ -7,7 +7,8 @@ import FoundationNetworking
 #endif
 
 /// The harness and the real django-oauth-toolkit server behave as the interop tests assume,
-/// checked over real HTTP with nothing but URLSession.
+/// checked over real https (nginx in front of DOT) with the library's default transport and the
+/// test authority.
 ///
 /// Serialized: each test starts its own django-oauth-toolkit (Python, SQLite migrations); several at once on
 /// two cores only slow each other down.
@@ -18,6 +19,9 @@ struct DjangoOAuthToolkitHarnessTests {
         let dot = try await DjangoOAuthToolkit.start()
         defer { dot.stop() }
         #expect(dot.issuer.absoluteString == dot.baseURL.absoluteString + "/o")
+        // nginx serves https; DOT behind it plain http, and names https URLs from X-Forwarded-Proto.
+        #expect(dot.issuer.scheme == "https")
+        #expect(dot.backendURL.scheme == "http" && dot.backendURL.port != dot.baseURL.port)
 
         let discovery = try await getJSON(dot.issuer.appendingPathComponent(".well-known/openid-configuration"))
         #expect(discovery["issuer"] as? String == dot.issuer.absoluteString)
@@ -214,12 +218,15 @@ struct DjangoOAuthToolkitHarnessTests {
         #expect(error?.description.contains("Mismatching redirect URI") == true)
     }
 
-    @Test("stop ends the server: its port no longer answers")
+    @Test("stop ends nginx and the server: neither port answers")
     func stopEndsServer() async throws {
         let dot = try await DjangoOAuthToolkit.start()
         dot.stop()
         await #expect(throws: (any Error).self) {
             _ = try await getJSON(dot.issuer.appendingPathComponent(".well-known/openid-configuration"))
+        }
+        await #expect(throws: (any Error).self) {
+            _ = try await getJSON(dot.backendURL.appendingPathComponent("o/.well-known/openid-configuration"))
         }
     }
 }

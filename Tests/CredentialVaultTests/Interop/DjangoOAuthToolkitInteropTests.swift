@@ -6,7 +6,8 @@ import VaultTestSupport
 
 /// The same flows as AuthTests, against django-oauth-toolkit: a real third-party OpenID Connect issuer
 /// with rotation and reuse protection on, opaque refresh tokens, revocation only in its RFC 8414
-/// document. Keys come from KeyServiceMock.
+/// document, served over https by nginx in front of it (the vault trusts the test authority through
+/// its configuration's trust roots). Keys come from KeyServiceMock, over https too.
 ///
 /// Serialized: each test starts its own django-oauth-toolkit (Python, SQLite migrations); several at once on
 /// two cores only slow each other down.
@@ -36,9 +37,12 @@ struct DjangoOAuthToolkitInteropTests {
         ) async throws {
             let dot = try await DjangoOAuthToolkit.start(jwtAccessTokens: jwtAccessTokens, redirectURIs: redirectURIs)
             defer { dot.stop() }
-            try await KeyServiceMockServer.withServer { keys in
+            var mock = KeyServiceMockConfiguration()
+            mock.tls = try TestTLS.server()
+            try await KeyServiceMockServer.withServer(mock) { keys in
                 try await TemporaryDirectory.with { root in
-                    try await body(Setup(dot: dot, keys: keys, root: root, transport: CountingTransport()))
+                    let transport = CountingTransport(trustRoots: try TestTLS.trustRoots())
+                    try await body(Setup(dot: dot, keys: keys, root: root, transport: transport))
                 }
             }
         }
@@ -48,19 +52,19 @@ struct DjangoOAuthToolkitInteropTests {
             authentication: ClientAuthentication = .none,
             redirectURI: URL = VaultConfiguration.defaultRedirectURI
         ) throws -> Vault {
-            try Vault(
-                configuration: VaultConfiguration(
-                    issuer: dot.issuer,
-                    clientId: clientId,
-                    clientAuthentication: authentication,
-                    redirectURI: redirectURI,
-                    keyServiceURL: keys.keyServiceURL,
-                    storeDirectory: root.appending(path: "store"),
-                    opsLimit: VaultFixture.opsLimit,
-                    memLimitBytes: VaultFixture.memLimitBytes
-                ),
-                transport: transport
+            var configuration = VaultConfiguration(
+                issuer: dot.issuer,
+                clientId: clientId,
+                clientAuthentication: authentication,
+                redirectURI: redirectURI,
+                keyServiceURL: keys.keyServiceURL,
+                storeDirectory: root.appending(path: "store"),
+                opsLimit: VaultFixture.opsLimit,
+                memLimitBytes: VaultFixture.memLimitBytes
             )
+            // The test authority, as an app with a private CA gives it; the counting transport trusts the same.
+            configuration.trustRoots = try TestTLS.trustRoots()
+            return try Vault(configuration: configuration, transport: transport)
         }
 
         func redeemDirectly(_ refreshToken: String, clientId: String) async throws -> (status: Int, body: String) {

@@ -44,14 +44,18 @@ struct CrashHarness {
     /// The second planted defect: a login that keeps the rotated token in memory only yet says `sealed 1`, killed on
     /// that line; then the same checks as after a random kill.
     mutating func killMemoryOnlyLoginAfterItsAnswer() async throws {
-        let child = try ProofChildProcess(crashLoopArguments + ["--memory-only"], input: childInput)
+        let child = try ProofChildProcess(
+            crashLoopArguments + ["--memory-only"],
+            input: childInput,
+            caFile: fixture.caFile
+        )
         try await kill(child, await child.kill(onLine: "sealed 1"))
     }
 
     /// Starts the crash loop and kills it after a random number of its lines (a round prints 21) and a random
     /// pause, then checks.
     mutating func killAtRandom() async throws {
-        let child = try ProofChildProcess(crashLoopArguments, input: childInput)
+        let child = try ProofChildProcess(crashLoopArguments, input: childInput, caFile: fixture.caFile)
         try await kill(child, await child.kill(afterLines: Int.random(in: 1...24), delay: Self.randomPause()))
     }
 

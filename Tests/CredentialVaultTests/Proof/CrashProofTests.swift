@@ -15,7 +15,7 @@ struct CrashProofTests {
 
     @Test("after every kill the envelope opens with the right password and no login is lost outside the window")
     func randomKills() async throws {
-        try await AuthFixture.with(tls: false) { fixture in
+        try await AuthFixture.with { fixture in
             var harness = try await CrashHarness(fixture)
             for _ in 0..<Self.kills { try await harness.killAtRandom() }
             let tally = harness.tally
@@ -29,7 +29,7 @@ struct CrashProofTests {
 
     @Test("the harness catches a planted writer that rewrites the envelope in place, killed mid-write")
     func plantedInPlaceWriter() async throws {
-        try await AuthFixture.with(tls: false) { fixture in
+        try await AuthFixture.with { fixture in
             var harness = try await CrashHarness(fixture)
             try await harness.killInPlaceWriterMidWrite()
             #expect(harness.tally.kills == 1)
@@ -42,7 +42,7 @@ struct CrashProofTests {
         "the harness catches a planted login that keeps the rotated token in memory only: a lost login outside the window"
     )
     func plantedMemoryOnlyLogin() async throws {
-        try await AuthFixture.with(tls: false) { fixture in
+        try await AuthFixture.with { fixture in
             var harness = try await CrashHarness(fixture)
             try await harness.killMemoryOnlyLoginAfterItsAnswer()
             #expect(harness.tally.kills == 1)

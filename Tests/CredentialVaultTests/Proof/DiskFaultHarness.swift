@@ -101,7 +101,8 @@ struct DiskFaultHarness {
             let child = try ProofChildProcess(
                 ["probe", "open", fixture.server.keyServiceURL.absoluteString, directory.path, userId],
                 input: [password, previous.token],
-                as: .nobody
+                as: .nobody,
+                caFile: fixture.caFile
             )
             let lines = try await child.end()
             return lines.contains("opened expected") ? nil : "the probe said \(lines)"
@@ -128,7 +129,8 @@ struct DiskFaultHarness {
             ["probe", operation, fixture.server.keyServiceURL.absoluteString, directory.path, userId]
                 + Self.limitArguments(fileSizeLimit),
             input: [password, argument],
-            as: identity
+            as: identity,
+            caFile: fixture.caFile
         )
         return try await Self.outcome(of: child)
     }

@@ -24,7 +24,7 @@ struct DiskFaultProofTests {
 
     @Test("every disk fault ends in a clear typed error, and the previous envelope still opens")
     func everyFault() async throws {
-        try await VaultFixture.with(tls: false) { fixture in
+        try await VaultFixture.with { fixture in
             let refusal = try await Self.tmpfsRefusal(under: fixture.root)
             if let refusal { print("disk-fault proof: no tmpfs here (\(refusal)); using the fallbacks") }
             // The session-lock fault waits out the library's 60-second lock wait: the others run meanwhile.
@@ -44,7 +44,7 @@ struct DiskFaultProofTests {
 
     @Test("the harness catches a planted writer that rewrites the envelope in place on a full disk")
     func plantedInPlaceWriter() async throws {
-        try await VaultFixture.with(tls: false) { fixture in
+        try await VaultFixture.with { fixture in
             let refusal = try await Self.tmpfsRefusal(under: fixture.root)
             let report = try await DiskFault.fullDisk.run(
                 fixture,

@@ -29,15 +29,24 @@ final class ProofChildProcess: Sendable {
     }
 
     /// Starts the child with `arguments` and writes `input`, one line each, to its standard input (left open:
-    /// the child reads what it needs; ``end()`` closes it).
-    init(_ arguments: [String], input lines: [String], as identity: Identity = .current) throws {
+    /// the child reads what it needs; ``end()`` closes it). With `caFile` (the fixture's, when its servers speak
+    /// https) the child trusts that authority: it is its `CREDENTIAL_VAULT_CA_FILE`, and for `.nobody` it is given
+    /// to uid 65534, so that a file of mode 0600 stays readable to the child.
+    init(_ arguments: [String], input lines: [String], as identity: Identity = .current, caFile: URL? = nil) throws {
         let program = try BuiltProducts.executable("vault-proof-child").path
         let command =
             switch identity {
             case .current: [program] + arguments
             case .nobody: [Self.setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", program] + arguments
             }
-        child = try TestProcess(command, input: .pipe, output: .pipe, error: .pipe)
+        var environment = ProcessInfo.processInfo.environment
+        if let caFile {
+            environment["CREDENTIAL_VAULT_CA_FILE"] = caFile.path
+            if identity == .nobody, chown(caFile.path, 65534, 65534) != 0 {
+                throw FixtureError("chown of the CA file failed with errno \(errno)")
+            }
+        }
+        child = try TestProcess(command, environment: environment, input: .pipe, output: .pipe, error: .pipe)
         guard let output = child.output, let errors = child.error else { preconditionFailure("both are pipes") }
         self.output = output
         self.errors = errors

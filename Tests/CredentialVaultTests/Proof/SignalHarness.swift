@@ -35,7 +35,8 @@ struct SignalHarness {
                 "refresh-loop", fixture.server.issuer.absoluteString, fixture.server.keyServiceURL.absoluteString,
                 store, userId,
             ] + (guarded ? [] : ["--no-signal-guard"]),
-            input: [password, fingerprint.keyLine]
+            input: [password, fingerprint.keyLine],
+            caFile: fixture.caFile
         )
         let result: (lines: [String], killed: Bool)
         if inWindow {

@@ -16,7 +16,7 @@ struct SignalProofTests {
 
     @Test("after every SIGINT, SIGTERM or SIGHUP the stored login still works, and the process ended by its signal")
     func randomSignals() async throws {
-        try await AuthFixture.with(tls: false) { fixture in
+        try await AuthFixture.with { fixture in
             var harness = try await SignalHarness(fixture)
             for round in 0..<Self.count {
                 try await harness.interrupt(with: Self.signals[round % 3], inWindow: round % 2 == 0)
@@ -32,7 +32,7 @@ struct SignalProofTests {
 
     @Test("the harness catches a refresh loop that does not hold the signals: a signal in the window loses the login")
     func plantedUnguardedLoop() async throws {
-        try await AuthFixture.with(tls: false) { fixture in
+        try await AuthFixture.with { fixture in
             var harness = try await SignalHarness(fixture, guarded: false)
             for round in 0..<12 { try await harness.interrupt(with: Self.signals[round % 3], inWindow: true) }
             print("signal proof, planted defect (no TerminationSignals): \(harness.tally.figureLine)")

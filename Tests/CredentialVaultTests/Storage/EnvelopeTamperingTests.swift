@@ -81,16 +81,22 @@ struct EnvelopeTamperingTests {
 
     @Test("kill -9 during a store loop never leaves an unreadable envelope")
     func killDuringStores() async throws {
-        // Plain http: the child process trusts no test authority.
-        try await VaultFixture.with(tls: false) { vault in
+        try await VaultFixture.with { vault in
             let loop = try BuiltProducts.executable("vault-store-loop")
+            // The child trusts the test authority through its CA file, as `credential-vault` would.
+            var environment = ProcessInfo.processInfo.environment
+            environment["CREDENTIAL_VAULT_CA_FILE"] = try #require(vault.caFile).path
             var lastSeen = -1
             for round in 0..<6 {
                 let arguments = [
                     loop.path, vault.server.keyServiceURL.absoluteString, vault.directory.path, token.userId,
                 ]
                 let input = Data("\(password)\n".utf8)
-                let (lines, termination) = try await TestProcess.with(arguments, input: .data(input)) { child in
+                let (lines, termination) = try await TestProcess.with(
+                    arguments,
+                    environment: environment,
+                    input: .data(input)
+                ) { child in
                     // Let it store a few times, then kill it at a moment that varies from round to round.
                     let lines = try await Self.readLines(from: try #require(child.output), count: 3 + round)
                     try await Task.sleep(for: .milliseconds(3 * round + 1))

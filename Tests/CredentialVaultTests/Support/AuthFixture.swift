@@ -2,6 +2,7 @@ import CredentialVault
 import Foundation
 import KeyServiceMock
 import Synchronization
+import VaultTestSupport
 
 /// Counts the requests that go through the real default transport, by URL path.
 final class CountingTransport: HTTPTransport {
@@ -33,6 +34,9 @@ struct AuthFixture {
     let transport: CountingTransport
     let configuration: VaultConfiguration
     let vault: Vault
+    /// The test authority's certificate, mode 0600 in ``root``, when the server speaks https: a child process's
+    /// `CREDENTIAL_VAULT_CA_FILE`.
+    let caFile: URL?
 
     static let password = "auth fixture password"
 
@@ -75,7 +79,8 @@ struct AuthFixture {
                 root: root,
                 transport: transport,
                 configuration: configuration,
-                vault: try Vault(configuration: configuration, transport: transport)
+                vault: try Vault(configuration: configuration, transport: transport),
+                caFile: tls ? try TestCertificateAuthority.shared.writeCertificate(in: root) : nil
             )
             return try await body(fixture)
         }

@@ -13,21 +13,26 @@ import Glibc
 import Darwin
 #endif
 
-/// A running django-oauth-toolkit (DOT) server on 127.0.0.1: a real third-party OpenID Connect
-/// issuer for the interop tests.
+/// A running django-oauth-toolkit (DOT) server on 127.0.0.1 behind nginx as its TLS front: a real
+/// third-party OpenID Connect issuer for the interop tests, reached over https.
 ///
-/// `start` runs `Tests/Interop/dot/run.py` from the venv that `make interop-deps` builds; the
-/// server migrates a fresh sqlite database in a temporary directory, creates the user `alice`
-/// and the clients `vault-code` (public, authorization code + PKCE S256, RS256 id_tokens,
+/// `start` runs `Tests/Interop/dot/run.py` from the venv that `make interop-deps` builds, on plain
+/// http on loopback, and nginx in front of it (``DjangoTLSFront``) with a server certificate of the
+/// test authority, as Django is deployed: DOT trusts nginx's `X-Forwarded-Proto` and so names
+/// https URLs; its token settings are its defaults. The server migrates a fresh sqlite database
+/// in a temporary directory, creates the user `alice` and the clients `vault-code` (public, authorization code + PKCE S256, RS256 id_tokens,
 /// redirect URI `http://127.0.0.1/callback` on any port) and `vault-password` (public,
 /// password grant), and issues opaque access tokens (DOT's default; RS256 JWTs with
-/// `jwtAccessTokens`) and opaque, rotating refresh tokens with reuse protection. Call `stop()` when done; the server also stops when the last copy
-/// of this value is released, and when the test process dies (its standard input closes).
+/// `jwtAccessTokens`) and opaque, rotating refresh tokens with reuse protection. Call `stop()` when
+/// done; both processes also stop when the last copy of this value is released, and when the test
+/// process dies (their standard input closes).
 struct DjangoOAuthToolkit: Sendable {
-    /// `http://127.0.0.1:PORT`.
+    /// `https://127.0.0.1:PORT`: nginx, the address clients use.
     let baseURL: URL
     /// `{baseURL}/o`: DOT's endpoints live under `/o/` and end with a slash.
     let issuer: URL
+    /// `http://127.0.0.1:N`: DOT itself, behind nginx (only the harness tests look at it).
+    let backendURL: URL
     /// The public authorization-code client (PKCE required).
     let codeClientId = "vault-code"
     /// The public password-grant client, the quickest way to a first refresh token.
@@ -41,12 +46,16 @@ struct DjangoOAuthToolkit: Sendable {
     let logFile: URL
 
     private let server: ServerProcess
+    private let front: NginxProcess
+    /// The test authority's certificate (0600, in nginx's directory), the CA bundle of drive_login.py.
+    private let caFile: URL
 
     /// Starts a server on a free port and returns once it answers.
     ///
     /// Throws ``DjangoOAuthToolkitError/notInstalled(_:)`` when the venv is missing, so the
     /// interop tests fail (not skip) on a machine that never ran `make interop-deps`.
-    /// Takes about a second or two (migrations on a fresh database).
+    /// Throws ``NginxProcess/Failure`` when nginx is missing or does not start. Takes about a second
+    /// or two (migrations on a fresh database).
     ///
     /// `redirectURIs` are registered for the code clients besides `http://127.0.0.1/callback` (which DOT
     /// matches on any port), and matched exactly.
@@ -61,26 +70,45 @@ struct DjangoOAuthToolkit: Sendable {
         }
         try FileManager.default.createDirectory(at: Paths.logs, withIntermediateDirectories: true)
         let logFile = Paths.logs.appendingPathComponent("dot-\(UUID().uuidString).log")
+        let port = Int(try FreePort.pick())
+        let publicURL = "https://127.0.0.1:\(port)"
         let server = try ServerProcess(
             python: python,
             arguments: [
                 Paths.dot.appendingPathComponent("run.py").path,
                 "--port", "0",
+                "--public-url", publicURL,
                 "--access-token-lifetime", String(accessTokenLifetime),
                 "--exit-on-stdin-eof",
             ] + (jwtAccessTokens ? ["--jwt-access-tokens"] : []) + redirectURIs.flatMap { ["--redirect-uri", $0] },
             logFile: logFile
         )
         let readyLine = try await server.waitForReadyLine(timeout: 60)
-        // "dot listening on http://127.0.0.1:N issuer http://127.0.0.1:N/o"
+        // "dot listening on http://127.0.0.1:N issuer https://127.0.0.1:PORT/o"
         let words = readyLine.split(separator: " ")
-        guard words.count == 6, words[0] == "dot", words[4] == "issuer",
-            let baseURL = URL(string: String(words[3])), let issuer = URL(string: String(words[5]))
+        guard words.count == 6, words[0] == "dot", words[4] == "issuer", words[5] == "\(publicURL)/o",
+            let backendURL = URL(string: String(words[3])), let backend = backendURL.port,
+            let baseURL = URL(string: publicURL), let issuer = URL(string: String(words[5]))
         else {
             server.stop()
             throw DjangoOAuthToolkitError.startFailed("unexpected ready line: \(readyLine)", log: logFile)
         }
-        return DjangoOAuthToolkit(baseURL: baseURL, issuer: issuer, logFile: logFile, server: server)
+        let front: (nginx: NginxProcess, caFile: URL)
+        do {
+            front = try await DjangoTLSFront.start(port: port, upstream: "127.0.0.1:\(backend)")
+        } catch {
+            server.stop()
+            throw error
+        }
+        return DjangoOAuthToolkit(
+            baseURL: baseURL,
+            issuer: issuer,
+            backendURL: backendURL,
+            logFile: logFile,
+            server: server,
+            front: front.nginx,
+            caFile: front.caFile
+        )
     }
 
     /// A first set of tokens for alice from the password grant of `vault-password`.
@@ -118,7 +146,10 @@ struct DjangoOAuthToolkit: Sendable {
     func driveLogin(authorizationURL: URL) async throws -> URL {
         let result = try await runToCompletion(
             Paths.python,
-            [Paths.dot.appendingPathComponent("drive_login.py").path, authorizationURL.absoluteString]
+            [
+                Paths.dot.appendingPathComponent("drive_login.py").path, "--ca-file", caFile.path,
+                authorizationURL.absoluteString,
+            ]
         )
         let output = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         guard result.status == 0, let redirect = URL(string: output) else {
@@ -130,9 +161,10 @@ struct DjangoOAuthToolkit: Sendable {
         return redirect
     }
 
-    /// Stops the server (SIGTERM by PID, SIGKILL after five seconds) and waits for it to exit.
-    /// Calling it again does nothing.
+    /// Stops nginx and the server (SIGTERM by PID, SIGKILL after a while) and waits for both to
+    /// exit. Calling it again does nothing.
     func stop() {
+        front.stop()
         server.stop()
     }
 }

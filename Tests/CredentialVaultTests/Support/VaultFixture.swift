@@ -2,6 +2,7 @@ import CredentialVault
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 /// A KeyServiceMock on 127.0.0.1 (real HTTP), a private temporary store directory, and a UserStorage over both.
 struct VaultFixture {
@@ -10,6 +11,9 @@ struct VaultFixture {
     let directory: URL
     let keyService: HTTPKeyService
     let storage: UserStorage
+    /// The test authority's certificate, mode 0600 in ``root``, when the server speaks https: a child process's
+    /// `CREDENTIAL_VAULT_CA_FILE`.
+    let caFile: URL?
 
     /// Argon2id at OWASP's floor keeps the many derivations of these tests quick.
     static let opsLimit: UInt64 = 2
@@ -48,7 +52,8 @@ struct VaultFixture {
                     directory: directory,
                     opsLimit: opsLimit,
                     memLimitBytes: memLimitBytes
-                )
+                ),
+                caFile: configuration.tls == nil ? nil : try TestCertificateAuthority.shared.writeCertificate(in: root)
             )
             return try await body(fixture)
         }

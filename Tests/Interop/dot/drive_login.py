@@ -1,12 +1,13 @@
 """Signs in at django-oauth-toolkit's authorization endpoint the way a browser would.
 
-    .build-interop/venv/bin/python Tests/Interop/dot/drive_login.py AUTHORIZATION_URL
+    .build-interop/venv/bin/python Tests/Interop/dot/drive_login.py [--ca-file PEM] AUTHORIZATION_URL
 
 GETs the authorization URL, follows the redirect to the login form, posts the user's
 credentials with the form's CSRF token, and follows redirects on the server's own origin.
 The first redirect that leaves it (the client's loopback callback, carrying code and state,
 or error) is printed on stdout and never requested. Exits 1 with a message on stderr when
-no such redirect comes: a rejected login, an error page, too many redirects.
+no such redirect comes: a rejected login, an error page, too many redirects. Over https it trusts
+the certificate authorities of --ca-file (the test's own), else the system's.
 """
 
 import argparse
@@ -58,12 +59,16 @@ def origin(url):
     return (parts.scheme, parts.hostname, parts.port)
 
 
-def drive(authorization_url, username, password, timeout):
+def drive(authorization_url, username, password, timeout, ca_file):
     server_origin = origin(authorization_url)
     session = requests.Session()
+    # Given with each request: a session's own verify loses to REQUESTS_CA_BUNDLE and CURL_CA_BUNDLE.
+    verify = ca_file or True
     url, method, data, posted_login = authorization_url, "GET", None, False
     for _ in range(MAX_STEPS):
-        response = session.request(method, url, data=data, allow_redirects=False, timeout=timeout)
+        response = session.request(
+            method, url, data=data, allow_redirects=False, timeout=timeout, verify=verify
+        )
         if response.is_redirect:
             target = urljoin(url, response.headers["Location"])
             if origin(target) != server_origin:
@@ -95,9 +100,14 @@ def main():
     parser.add_argument("--username", default="alice")
     parser.add_argument("--password", default="alice-password-1")
     parser.add_argument("--timeout", type=float, default=10)
+    parser.add_argument("--ca-file", help="certificate authorities (PEM) to trust for https instead of the system's")
     arguments = parser.parse_args()
     try:
-        print(drive(arguments.authorization_url, arguments.username, arguments.password, arguments.timeout))
+        print(
+            drive(
+                arguments.authorization_url, arguments.username, arguments.password, arguments.timeout, arguments.ca_file
+            )
+        )
     except requests.RequestException as error:
         fail(f"request failed: {error}")
     return 0

@@ -1,12 +1,17 @@
 """Runs django-oauth-toolkit on 127.0.0.1 for the interop tests, in the foreground.
 
-    .build-interop/venv/bin/python Tests/Interop/dot/run.py --port 0
+    .build-interop/venv/bin/python Tests/Interop/dot/run.py --port 0 [--public-url https://127.0.0.1:PORT]
 
 Makes a temporary directory (sqlite database, a fresh RSA key), migrates, creates the
 user and clients (interop_dot/bootstrap.py), then serves and prints exactly one line on
 stdout once the server answers:
 
     dot listening on http://127.0.0.1:PORT issuer http://127.0.0.1:PORT/o
+
+With --public-url it runs behind a TLS-terminating reverse proxy at that origin (nginx with
+Tests/Interop/dot/nginx.conf, as the interop tests run it): the issuer is PUBLIC_URL/o, and Django
+trusts the proxy's X-Forwarded-Proto as a deployment behind one does (SECURE_PROXY_SSL_HEADER);
+the line then reads `dot listening on http://127.0.0.1:PORT issuer https://127.0.0.1:FRONT/o`.
 
 It stops cleanly, removing the temporary directory, on SIGTERM or SIGINT, and with
 --exit-on-stdin-eof also when its standard input closes (the parent died). Request logs
@@ -31,6 +36,11 @@ HERE = Path(__file__).resolve().parent
 def parse_arguments():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1; 0 picks a free one")
+    parser.add_argument(
+        "--public-url",
+        help="the https origin of the TLS-terminating proxy in front (https://127.0.0.1:PORT); "
+        "Django then trusts its X-Forwarded-Proto header",
+    )
     parser.add_argument(
         "--access-token-lifetime",
         type=int,
@@ -103,12 +113,13 @@ def main():
         server.daemon_threads = True
         port = server.server_address[1]
         base_url = f"http://127.0.0.1:{port}"
-        issuer = f"{base_url}/o"
+        issuer = f"{(arguments.public_url or base_url).rstrip('/')}/o"
 
         sys.path.insert(0, str(HERE))
         os.environ["DJANGO_SETTINGS_MODULE"] = "interop_dot.settings"
         os.environ["DOT_STATE_DIR"] = str(state_dir)
         os.environ["DOT_ISSUER"] = issuer
+        os.environ["DOT_BEHIND_TLS_PROXY"] = "1" if arguments.public_url else "0"
         os.environ["DOT_ACCESS_TOKEN_EXPIRE_SECONDS"] = str(arguments.access_token_lifetime)
         os.environ["DOT_JWT_ACCESS_TOKENS"] = "1" if arguments.jwt_access_tokens else "0"
 
@@ -125,7 +136,8 @@ def main():
         server.set_app(get_wsgi_application())
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
         serving = True
-        wait_until_answering(f"{issuer}/.well-known/openid-configuration", timeout=30)
+        # DOT itself, not the proxy in front (started once this line is out).
+        wait_until_answering(f"{base_url}/o/.well-known/openid-configuration", timeout=30)
         print(f"dot listening on {base_url} issuer {issuer}", flush=True)
 
         if arguments.exit_on_stdin_eof:

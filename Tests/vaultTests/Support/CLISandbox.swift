@@ -1,5 +1,6 @@
 import CredentialVault
 import Foundation
+import KeyServiceCore
 import KeyServiceMock
 import VaultTestSupport
 
@@ -11,7 +12,8 @@ struct CLIResult {
 }
 
 /// A private home for running the built `credential-vault` binary: temporary XDG directories and store, an environment
-/// that inherits no VAULT_* setting, and optionally a KeyServiceMock in this test process as the issuer.
+/// that inherits no VAULT_* setting, and optionally a KeyServiceMock in this test process as the issuer, over https
+/// with the test authority, which the binary trusts through `CREDENTIAL_VAULT_CA_FILE` (a 0600 file in the sandbox).
 final class CLISandbox: Sendable {
     let root: URL
     /// `XDG_RUNTIME_DIR` of the sandbox (where `credential-vault agent` puts its socket): short, as socket paths must be.
@@ -24,9 +26,14 @@ final class CLISandbox: Sendable {
 
     /// A sandbox against a fresh in-process KeyServiceMock (`withServer`, started with `server`), or with no
     /// issuer at all, so that `credential-vault` falls back to its embedded default.
+    ///
+    /// The server speaks https with the test authority's certificate, and `CREDENTIAL_VAULT_CA_FILE` names the
+    /// authority, unless `server` brings a TLS configuration of its own (then no CA file is given: CAFileTests gives
+    /// it itself) or `plainHTTP` is set.
     static func make(
         withServer: Bool = true,
-        server configuration: KeyServiceMockConfiguration = KeyServiceMockConfiguration()
+        server configuration: KeyServiceMockConfiguration = KeyServiceMockConfiguration(),
+        plainHTTP: Bool = false
     ) async throws -> CLISandbox {
         let root = FileManager.default.temporaryDirectory.appending(path: "vault-cli-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(
@@ -56,6 +63,15 @@ final class CLISandbox: Sendable {
         if let sanitizer = inherited["TSAN_OPTIONS"] { environment["TSAN_OPTIONS"] = sanitizer }
         var server: KeyServiceMockServer?
         if withServer {
+            var configuration = configuration
+            if !plainHTTP, configuration.tls == nil {
+                configuration.tls = try ServerTLS(
+                    certificateChainPEM: TestCertificateAuthority.shared.serverCertificatePEM,
+                    privateKeyPEM: TestCertificateAuthority.shared.serverPrivateKeyPEM
+                )
+                environment["CREDENTIAL_VAULT_CA_FILE"] =
+                    try TestCertificateAuthority.shared.writeCertificate(in: root).path
+            }
             let started = try await KeyServiceMockServer.start(configuration)
             environment["CREDENTIAL_VAULT_ISSUER"] = started.issuer.absoluteString
             environment["CREDENTIAL_VAULT_STORE"] = root.appending(path: "store").path
@@ -69,6 +85,12 @@ final class CLISandbox: Sendable {
         self.runtime = runtime
         self.server = server
         self.environment = environment
+    }
+
+    /// The library's default transport, trusting the test authority as the binary does: for requests the test makes
+    /// itself.
+    func transport() throws -> any HTTPTransport {
+        DefaultHTTPTransport.make(trustRoots: try TrustRoots(pem: TestCertificateAuthority.shared.certificatePEM))
     }
 
     func stop() async {

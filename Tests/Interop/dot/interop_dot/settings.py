@@ -1,12 +1,14 @@
 """Django settings for the django-oauth-toolkit server the interop tests run against.
 
 Configured like a strict modern issuer: PKCE required, refresh tokens rotated with reuse
-protection and no grace period, RS256 id_tokens, JWT access tokens. run.py sets the
+protection and no grace period, RS256 id_tokens, opaque access tokens (DOT's default; signed
+JWTs with run.py --jwt-access-tokens). run.py sets the
 environment below before Django reads this module:
 
 DOT_STATE_DIR                    the run's temporary directory (sqlite database, RSA key)
-DOT_ISSUER                       http://127.0.0.1:PORT/o
+DOT_ISSUER                       http://127.0.0.1:PORT/o, or https://127.0.0.1:FRONT/o behind a proxy
 DOT_ACCESS_TOKEN_EXPIRE_SECONDS  access token lifetime, default 300
+DOT_BEHIND_TLS_PROXY             1 behind a TLS-terminating reverse proxy (nginx, Tests/Interop/dot/nginx.conf)
 """
 
 import os
@@ -38,6 +40,14 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
 ]
+
+# Behind a TLS-terminating reverse proxy, as Django's deployment checklist has it: the proxy sets
+# X-Forwarded-Proto (and overwrites whatever a client sent), Django takes the request as https from
+# it, and the session and CSRF cookies are sent over https only.
+if os.environ.get("DOT_BEHIND_TLS_PROXY") == "1":
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
 
 ROOT_URLCONF = "interop_dot.urls"
 TEMPLATES = [
