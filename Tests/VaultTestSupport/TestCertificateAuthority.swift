@@ -77,17 +77,9 @@ public struct TestCertificateAuthority: Sendable {
         serverPrivateKeyPEM = serverKey.pemRepresentation + "\n"
     }
 
-    /// Writes the authority's certificate to a new file in the temporary directory and returns its path (for
-    /// `--ca-file` and `CREDENTIAL_VAULT_CA_FILE`).
-    public func writeCertificate() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appending(path: "test-ca-\(UUID().uuidString).pem").path
-        try Data(certificatePEM.utf8).write(to: URL(fileURLWithPath: path))
-        return path
-    }
-
     /// Writes the authority's certificate, mode 0600, to `name` in `directory` (a test's own temporary directory)
-    /// and returns its URL: the `CREDENTIAL_VAULT_CA_FILE` of a child process (Tests/ProofChild, `vault-store-loop`,
-    /// `credential-vault`), or the CA bundle of a Python client.
+    /// and returns its URL: the `--ca-file` or `CREDENTIAL_VAULT_CA_FILE` of a child process (Tests/ProofChild,
+    /// `vault-store-loop`, `credential-vault`), or the CA bundle of a Python client.
     public func writeCertificate(in directory: URL, name: String = "test-ca.pem") throws -> URL {
         try Self.writePrivately(certificatePEM, to: directory.appending(path: name))
     }

@@ -21,9 +21,9 @@ struct CAFileTests {
 
     @Test("without the CA the certificate is named; with it, from any of the three places, the login works")
     func privateAuthority() async throws {
-        let caFile = try TestCertificateAuthority.shared.writeCertificate()
-        defer { try? FileManager.default.removeItem(atPath: caFile) }
         try await withSandbox(server: try Self.httpsServer()) { sandbox in
+            // A name of its own: the sandbox may hold its default CA file already.
+            let caFile = try TestCertificateAuthority.shared.writeCertificate(in: sandbox.root, name: "given-ca.pem").path
             #expect(sandbox.server?.issuer.scheme == "https")
             let refused = try await sandbox.run(["register", "--unattended", "--password-stdin"], stdin: Self.password)
             #expect(refused.status != 0)
