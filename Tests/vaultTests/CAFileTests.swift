@@ -23,7 +23,8 @@ struct CAFileTests {
     func privateAuthority() async throws {
         try await withSandbox(server: try Self.httpsServer()) { sandbox in
             // A name of its own: the sandbox may hold its default CA file already.
-            let caFile = try TestCertificateAuthority.shared.writeCertificate(in: sandbox.root, name: "given-ca.pem").path
+            let caFile = try TestCertificateAuthority.shared.writeCertificate(in: sandbox.root, name: "given-ca.pem")
+                .path
             #expect(sandbox.server?.issuer.scheme == "https")
             let refused = try await sandbox.run(["register", "--unattended", "--password-stdin"], stdin: Self.password)
             #expect(refused.status != 0)
