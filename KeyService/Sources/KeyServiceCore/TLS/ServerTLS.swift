@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 public import NIOSSL
 
 /// The TLS a server answers with: a certificate chain and its private key, from PEM.
@@ -8,7 +9,8 @@ public import NIOSSL
 /// // Application(router: router, server: try .tls(.http1(), tlsConfiguration: tls.tlsConfiguration))
 /// ```
 public struct ServerTLS: Sendable {
-    /// The NIOSSL server configuration: this chain and key, TLS 1.2 and up, NIOSSL's defaults otherwise.
+    /// The NIOSSL server configuration: this chain and key, TLS 1.2 and up, at most 1 s for a client's close_notify
+    /// at shutdown, NIOSSL's defaults otherwise.
     public let tlsConfiguration: TLSConfiguration
 
     /// TLS from PEM text: the certificate chain (leaf first) and the private key.
@@ -34,6 +36,9 @@ public struct ServerTLS: Sendable {
         )
         // NIOSSL's server default still accepts TLS 1.0 and 1.1.
         configuration.minimumTLSVersion = .tlsv12
+        // A connection closed at shutdown waits for the client's close_notify this long, not NIOSSL's 5 s: an idle
+        // pooled client connection (AsyncHTTPClient's) does not answer it, and every one held shutdown for 5 s.
+        configuration.shutdownTimeout = .seconds(1)
         tlsConfiguration = configuration
     }
 
