@@ -213,6 +213,8 @@ let package = Package(
                 // Issue 23: the https test servers (TLSTestServer).
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // The client's TLS configuration, read by TLSTransportTests.pinningReplacesSystemRoots.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("Vectors")]

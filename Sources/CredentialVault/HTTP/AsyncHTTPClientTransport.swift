@@ -146,19 +146,8 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     private static func client(trustRoots: TrustRoots?, proxy: ProxyEnvironment.Proxy?) throws -> HTTPClient {
         let key = ClientKey(trustRoots: trustRoots, proxy: proxy)
         if let client = clients.withLockedValue({ $0[key] }) { return client }
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if let trustRoots {
-            let certificates = try trustRoots.certificatesPEM.flatMap {
-                try NIOSSLCertificate.fromPEMBytes(Array($0.utf8))
-            }
-            if trustRoots.onlyThese {
-                tls.trustRoots = .certificates(certificates)
-            } else {
-                tls.additionalTrustRoots = [.certificates(certificates)]
-            }
-        }
         var configuration = HTTPClient.Configuration(
-            tlsConfiguration: tls,
+            tlsConfiguration: try tlsConfiguration(trustRoots: trustRoots),
             redirectConfiguration: .disallow,
             // The request's own deadline bounds connecting; this only bounds a connection no request waits for.
             timeout: .init(connect: .seconds(60)),
@@ -180,6 +169,19 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             clients[key] = client
             return client
         }
+    }
+
+    /// The client's TLS: the system's authorities and `trustRoots` besides, or `trustRoots` alone when pinned.
+    static func tlsConfiguration(trustRoots: TrustRoots?) throws -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        guard let trustRoots else { return tls }
+        let certificates = try trustRoots.certificatesPEM.flatMap { try NIOSSLCertificate.fromPEMBytes(Array($0.utf8)) }
+        if trustRoots.onlyThese {
+            tls.trustRoots = .certificates(certificates)
+        } else {
+            tls.additionalTrustRoots = [.certificates(certificates)]
+        }
+        return tls
     }
 
     // MARK: Errors

@@ -1,8 +1,10 @@
-import CredentialVault
 import Foundation
 import KeyServiceMock
+import NIOSSL
 import Testing
 import VaultTestSupport
+
+@testable import CredentialVault
 
 /// The default transport over https, the way users run it: a private authority given as trust roots, the answer
 /// cap holding while streaming, IPv6 literals, certificate failures in words, and a CONNECT proxy from the
@@ -55,6 +57,24 @@ struct TLSTransportTests {
             }
             #expect(error?.kind == .certificateNotTrusted)
         }
+    }
+
+    /// The server test above would pass with pinning ignored too (the other authority alone, or with the system's,
+    /// does not sign the server), and no test can make the system trust a test server: so the rule is read where it
+    /// is made, in the client's TLS configuration.
+    @Test("pinned trust roots replace the system's; extra ones are added to them")
+    func pinningReplacesSystemRoots() throws {
+        let pem = TestCertificateAuthority.shared.certificatePEM
+        let pinned = try AsyncHTTPClientTransport.tlsConfiguration(trustRoots: try TrustRoots(pem: pem, onlyThese: true))
+        let expected = try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8))
+        #expect(pinned.trustRoots == .certificates(expected))
+        #expect(pinned.additionalTrustRoots.isEmpty)
+        let extra = try AsyncHTTPClientTransport.tlsConfiguration(trustRoots: try TrustRoots(pem: pem))
+        #expect(extra.trustRoots == .default)
+        #expect(extra.additionalTrustRoots == [.certificates(expected)])
+        let none = try AsyncHTTPClientTransport.tlsConfiguration(trustRoots: nil)
+        #expect(none.trustRoots == .default)
+        #expect(none.additionalTrustRoots.isEmpty)
     }
 
     @Test("https to the IPv6 literal [::1] works")
