@@ -65,7 +65,9 @@ struct TLSTransportTests {
     @Test("pinned trust roots replace the system's; extra ones are added to them")
     func pinningReplacesSystemRoots() throws {
         let pem = TestCertificateAuthority.shared.certificatePEM
-        let pinned = try AsyncHTTPClientTransport.tlsConfiguration(trustRoots: try TrustRoots(pem: pem, onlyThese: true))
+        let pinned = try AsyncHTTPClientTransport.tlsConfiguration(
+            trustRoots: try TrustRoots(pem: pem, onlyThese: true)
+        )
         let expected = try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8))
         #expect(pinned.trustRoots == .certificates(expected))
         #expect(pinned.additionalTrustRoots.isEmpty)
