@@ -11,8 +11,9 @@ enum FlatJSON {
     /// `{"name":"value",...}` with the fields in the order given, escaped as `JSONEncoder` escapes them (no slash
     /// escaped, as with `.withoutEscapingSlashes`).
     static func object(_ fields: KeyValuePairs<String, String>) -> ByteBuffer {
-        var buffer = ByteBuffer()
-        buffer.reserveCapacity(fields.reduce(2) { $0 + $1.key.utf8.count + $1.value.utf8.count + 6 })
+        var buffer = ByteBufferAllocator().buffer(
+            capacity: fields.reduce(2) { $0 + $1.key.utf8.count + $1.value.utf8.count + 6 }
+        )
         buffer.writeInteger(UInt8(ascii: "{"))
         for (index, field) in fields.enumerated() {
             if index > 0 { buffer.writeInteger(UInt8(ascii: ",")) }
@@ -26,6 +27,12 @@ enum FlatJSON {
 
     private static func writeString(_ string: String, to buffer: inout ByteBuffer) {
         buffer.writeInteger(UInt8(ascii: "\""))
+        // The common case (base64 and key ids): nothing to escape, one copy.
+        guard string.utf8.contains(where: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 }) else {
+            buffer.writeString(string)
+            buffer.writeInteger(UInt8(ascii: "\""))
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): buffer.writeStaticString("\\\"")
