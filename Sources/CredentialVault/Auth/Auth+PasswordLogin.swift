@@ -12,16 +12,8 @@ extension Auth {
         let userId = try await resolveUser(userId)
         let lock = try await userStorage.sessionLock()
         defer { withExtendedLifetime(lock) {} }
-        // The session lock is held from the unlock to the write: the envelope the unlock read and opened is the one
-        // on disk, and the rotated token is sealed onto it without a second read.
-        let (token, envelope, onDisk) = try await userStorage.unlockReadingOnce(userId: userId, password: password)
-        return try await begin(
-            userId: userId,
-            refreshToken: token,
-            envelope: envelope,
-            onDisk: onDisk,
-            persist: storeNewRefreshToken
-        )
+        let (token, envelope) = try await userStorage.unlock(userId: userId, password: password)
+        return try await begin(userId: userId, refreshToken: token, envelope: envelope, persist: storeNewRefreshToken)
     }
 
     /// Like ``loginWithPassword(userId:password:storeNewRefreshToken:)`` with the device secret instead of
@@ -55,11 +47,10 @@ extension Auth {
         userId: String,
         refreshToken: RefreshToken,
         envelope: UnlockedEnvelope,
-        onDisk: Envelope? = nil,
         persist: Bool
     ) async throws(VaultError) -> AccessToken {
         endSession()
-        let redeemed = try await redeem(refreshToken, sealingIn: persist ? envelope : nil, onto: persist ? onDisk : nil)
+        let redeemed = try await redeem(refreshToken, sealingIn: persist ? envelope : nil)
         if let timings = envelope.timings {
             lastLoginTimings = LoginTimings(
                 keyDerivation: timings.keyDerivation,

@@ -13,18 +13,6 @@ extension UserStorage {
         userId: String,
         password: String
     ) async throws(VaultError) -> (refreshToken: RefreshToken, envelope: UnlockedEnvelope) {
-        let opened = try await unlockReadingOnce(userId: userId, password: password)
-        return (opened.refreshToken, opened.envelope)
-    }
-
-    /// ``unlock(userId:password:)``, also handing back the envelope as it is on disk now (read, and opened with the
-    /// data key, by this unlock), or nil when the unlock rewrote it (a version 1 envelope). A caller that holds the
-    /// session lock from here to its write (a password login) seals onto it without reading and checking it again:
-    /// under that lock no other writer can have changed it.
-    func unlockReadingOnce(
-        userId: String,
-        password: String
-    ) async throws(VaultError) -> (refreshToken: RefreshToken, envelope: UnlockedEnvelope, onDisk: Envelope?) {
         guard !password.isEmpty else { throw .invalidPassword("it is empty") }
         let envelope = try requireEnvelope(userId: userId)
         let parameters: Argon2idParameters
@@ -43,20 +31,17 @@ extension UserStorage {
         let finished = clock.now
         guard key.keyId == envelope.keyId else { throw VaultError.wrongKey }
         var opened: (refreshToken: RefreshToken, envelope: UnlockedEnvelope)
-        let onDisk: Envelope?
         if envelope.isVersion1 {
             opened = try upgrade(envelope, wrapKey: wrapKey, key: key)
-            onDisk = nil
         } else {
             let dataKey = try crypto(.envelopeDidNotOpen) { () throws(CryptoError) in
                 try envelope.dataKey(passwordKey: try EnvelopeKeys.password(wrapKey: wrapKey, serverKey: key.key))
             }
             opened = try open(envelope, dataKey: dataKey, key: key)
-            onDisk = envelope
         }
         opened.envelope.timings = (keyDerivation: derived - started, keyService: finished - derived)
         logger.debug("the password opened the envelope")
-        return (opened.refreshToken, opened.envelope, onDisk)
+        return opened
     }
 
     /// Opens the user's envelope with the device secret: no password, one counted key-service attempt.
