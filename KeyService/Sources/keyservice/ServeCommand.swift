@@ -89,6 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        MallocTuning.apply()
         let level = Logger.Level(rawValue: logLevel) ?? .info
         let json = logFormat == "json"
         LoggingSystem.bootstrap { label in
