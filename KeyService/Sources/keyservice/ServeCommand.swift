@@ -89,6 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        MallocTuning.apply()
         let level = Logger.Level(rawValue: logLevel) ?? .info
         let json = logFormat == "json"
         LoggingSystem.bootstrap { label in
@@ -99,7 +100,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "keyservice")
         do {
-            try await serve(logger: logger)
+            try await serve(logger: logger, level: level)
         } catch let error as KeyServiceError {
             logger.critical("cannot start", metadata: ["error": "\(error)"])
             FileHandle.standardError.write(Data("keyservice: \(error)\n".utf8))
@@ -107,7 +108,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    private func serve(logger: Logger) async throws {
+    private func serve(logger: Logger, level: Logger.Level) async throws {
         let address = try ListenAddress(listen)
         let tls: ServerTLS?
         if let tlsCertificate, let tlsKey {
@@ -133,7 +134,10 @@ struct ServeCommand: AsyncParsableCommand {
         )
 
         let router = Router(context: KeyServiceRequestContext.self)
-        router.add(middleware: RequestLogMiddleware())
+        // It logs at .debug only: below that level it would cost every request a middleware step for nothing.
+        if level <= .debug {
+            router.add(middleware: RequestLogMiddleware())
+        }
         router.add(middleware: ServerErrorMiddleware())
         KeyServiceRoutes(service: service, forwardedClientHeader: clientAddressHeader)
             .add(to: router, basePath: basePath)

@@ -5,6 +5,8 @@ extension Logger {
     /// One request and what came of it, at debug: method, host, path and status or failure; never a query,
     /// a header or a body (they carry codes, tokens and secrets).
     func request(_ request: HTTPRequest, _ outcome: Result<HTTPResponse, TransportError>) {
+        // The line is at .debug: below that, building its fields (two URL reads, four strings) is all it would cost.
+        guard logLevel <= .debug else { return }
         var metadata: Metadata = [
             "method": "\(request.method)",
             "host": "\(request.url.displayHost)",

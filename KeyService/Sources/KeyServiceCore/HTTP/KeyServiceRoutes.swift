@@ -86,7 +86,7 @@ package struct KeyServiceRoutes: Sendable {
             )
         }
         context.logger.debug("key created", metadata: ["keyid": "\(grant.keyId)"])
-        return Response.json(KeyResponse(grant))
+        return KeyResponse(grant).response
     }
 
     /// The client a request counts against: the peer, or the address a proxy on this machine forwarded.
@@ -117,9 +117,12 @@ package struct KeyServiceRoutes: Sendable {
             throw RequestRefusal.invalidRequest("one of the fields secret and longsecret is needed")
         case (_?, _?): throw RequestRefusal.invalidRequest("send secret or longsecret, not both")
         }
-        var logger = context.logger
-        logger[metadataKey: "keyid"] = "\(keyId)"
-        logger[metadataKey: "credential"] = "\(credential.fieldName)"
+        let logger = context.logger
+        // The attempt's fields on every line, given with each call: only a line at an enabled level builds them.
+        let fieldName = credential.fieldName
+        func attempt(_ more: Logger.Metadata = [:]) -> Logger.Metadata {
+            more.merging(["keyid": "\(keyId)", "credential": "\(fieldName)"]) { mine, _ in mine }
+        }
         let answer: KeyService.Answer
         do {
             answer = try await service.key(keyId: keyId, credential: credential)
@@ -127,7 +130,7 @@ package struct KeyServiceRoutes: Sendable {
             // Failing closed: a guess that cannot be counted is never checked, the right secret included.
             logger.error(
                 "attempt refused unchecked: its count cannot be written",
-                metadata: ["error": "\(error)"]
+                metadata: attempt(["error": "\(error)"])
             )
             throw RequestRefusal(
                 status: .serviceUnavailable,
@@ -135,26 +138,29 @@ package struct KeyServiceRoutes: Sendable {
                 description: "the attempt cannot be counted, so it is not checked; try again later"
             )
         } catch let error as KeyService.UnknownPepperVersion {
-            logger.error("attempt counted but not checked", metadata: ["error": "\(error)"])
+            logger.error("attempt counted but not checked", metadata: attempt(["error": "\(error)"]))
             throw RequestRefusal.serverError
         }
         switch answer {
         case .granted(let grant, let resetFailure, let rewrapFailure):
             if let resetFailure {
-                logger.error("key granted, but its count cannot be reset", metadata: ["error": "\(resetFailure)"])
+                logger.error(
+                    "key granted, but its count cannot be reset",
+                    metadata: attempt(["error": "\(resetFailure)"])
+                )
             } else {
-                logger.debug("key granted")
+                logger.debug("key granted", metadata: attempt())
             }
             if let rewrapFailure {
                 logger.warning(
                     "key granted, but it could not move to the newest pepper",
-                    metadata: ["error": "\(rewrapFailure)"]
+                    metadata: attempt(["error": "\(rewrapFailure)"])
                 )
             }
-            return (Response.json(KeyResponse(grant)), "granted")
+            return (KeyResponse(grant).response, "granted")
         case .wrongSecret(let failures):
             let lock = failures >= KeyService.attemptsBeforeLock ? ": key now locked" : ""
-            logger.debug("wrong secret, \(failures) of \(KeyService.attemptsBeforeLock)\(lock)")
+            logger.debug("wrong secret, \(failures) of \(KeyService.attemptsBeforeLock)\(lock)", metadata: attempt())
             return (
                 Response.json(
                     status: .unauthorized,
@@ -162,11 +168,11 @@ package struct KeyServiceRoutes: Sendable {
                 ), "wrong_credential"
             )
         case .locked:
-            logger.debug("key locked")
+            logger.debug("key locked", metadata: attempt())
             // TIM deployments answer a locked key with 204 and no body.
             return (Response(status: .noContent), "locked")
         case .missing:
-            logger.debug("unknown keyid")
+            logger.debug("unknown keyid", metadata: attempt())
             return (
                 Response.json(
                     status: .notFound,
@@ -179,10 +185,18 @@ package struct KeyServiceRoutes: Sendable {
     private func decode(_ request: inout Request) async throws -> KeyServiceRequest {
         let body = try await request.collectLimitedBody()
         let decoded: KeyServiceRequest
-        do {
-            decoded = try JSONDecoder().decode(KeyServiceRequest.self, from: body)
-        } catch {
-            throw RequestRefusal.invalidRequest("the body is not a JSON object of string fields")
+        if let fields = FlatJSON.plainStrings(in: body) {
+            decoded = KeyServiceRequest(
+                keyid: fields["keyid"],
+                secret: fields["secret"],
+                longsecret: fields["longsecret"]
+            )
+        } else {
+            do {
+                decoded = try JSONDecoder().decode(KeyServiceRequest.self, from: body)
+            } catch {
+                throw RequestRefusal.invalidRequest("the body is not a JSON object of string fields")
+            }
         }
         for value in [decoded.keyid, decoded.secret, decoded.longsecret] where value?.isEmpty == true {
             throw RequestRefusal.invalidRequest("a field is an empty string")
@@ -198,8 +212,8 @@ private struct KeyServiceRequest: Decodable {
     let longsecret: String?
 }
 
-/// The 200 body of `createkey` and `key`.
-private struct KeyResponse: Encodable {
+/// The 200 body of `createkey` and `key`, `{"key","keyid","longsecret"}` (keys sorted, as the JSON coders wrote it).
+private struct KeyResponse {
     let keyid: String
     let key: String
     let longsecret: String
@@ -208,5 +222,9 @@ private struct KeyResponse: Encodable {
         keyid = grant.keyId
         key = Base64.encode(Data(grant.key))
         longsecret = grant.longSecret
+    }
+
+    var response: Response {
+        Response.json(body: FlatJSON.object(["key": key, "keyid": keyid, "longsecret": longsecret]))
     }
 }

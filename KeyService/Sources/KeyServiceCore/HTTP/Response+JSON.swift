@@ -20,6 +20,15 @@ extension Response {
         )
     }
 
+    /// A JSON response of a body already written (``FlatJSON``); never cached.
+    static func json(status: HTTPResponse.Status = .ok, body: ByteBuffer) -> Response {
+        Response(
+            status: status,
+            headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: body)
+        )
+    }
+
     /// A JSON response of a document built with `JSONSerialization` (values of any JSON shape, such as a JWK Set
     /// echoed as the client sent it); never cached.
     package static func json(status: HTTPResponse.Status = .ok, object: [String: Any]) -> Response {

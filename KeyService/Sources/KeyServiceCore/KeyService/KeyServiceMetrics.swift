@@ -14,7 +14,7 @@ package struct KeyServiceMetrics: Sendable {
     private let keysRepeppered = Counter(label: "keyservice_keys_repeppered_total")
 
     /// The counters of the answers there are, made once: a backend's lookup per request costs more than the count.
-    private let requests: [String: Counter]
+    private let requests: [String: [String: Counter]]
     private let databaseTimers: [String: Timer]
 
     package init() {
@@ -27,10 +27,10 @@ package struct KeyServiceMetrics: Sendable {
                 "server_error",
             ],
         ]
-        var requests: [String: Counter] = [:]
+        var requests: [String: [String: Counter]] = [:]
         for (route, names) in outcomes {
             for outcome in names {
-                requests[route + " " + outcome] = Self.requestCounter(route: route, outcome: outcome)
+                requests[route, default: [:]][outcome] = Self.requestCounter(route: route, outcome: outcome)
             }
         }
         self.requests = requests
@@ -41,7 +41,8 @@ package struct KeyServiceMetrics: Sendable {
 
     /// Counts one answer of `route` with `outcome`.
     package func request(route: String, outcome: String) {
-        (requests[route + " " + outcome] ?? Self.requestCounter(route: route, outcome: outcome)).increment()
+        // Two lookups rather than one of `route + " " + outcome`: that string is built on the heap, per request.
+        (requests[route]?[outcome] ?? Self.requestCounter(route: route, outcome: outcome)).increment()
     }
 
     private static func requestCounter(route: String, outcome: String) -> Counter {

@@ -110,7 +110,20 @@ public final class SQLiteKeyStorage: KeyStorage {
             )
             return locked == nil ? .missing : .locked
         }
-        return .counted(storedKey(keyId: keyId, counted), failures: counted["failures"])
+        // By position, in the order of the RETURNING list: a lookup by name compares every column's name.
+        let row = StoredKey(
+            keyId: keyId,
+            key: [UInt8](counted[0] as Data),
+            verifiers: KeyVerifiers(
+                secretVerifier: [UInt8](counted[1] as Data),
+                longSecretVerifier: [UInt8](counted[2] as Data),
+                sealedLongSecret: [UInt8](counted[3] as Data),
+                pepperVersion: counted[4]
+            ),
+            createdAt: Date(timeIntervalSince1970: counted[6]),
+            createdBy: counted[7]
+        )
+        return .counted(row, failures: counted[5])
     }
 
     /// Counts, checks and resets in one job of the write queue: one transaction with every attempt waiting, so
@@ -193,20 +206,5 @@ public final class SQLiteKeyStorage: KeyStorage {
     /// Closes the database (a pool's connections); later calls fail. Call ``finishWrites()`` first.
     public func close() throws {
         if let pool = database as? DatabasePool { try pool.close() }
-    }
-
-    private static func storedKey(keyId: String, _ row: Row) -> StoredKey {
-        StoredKey(
-            keyId: keyId,
-            key: [UInt8](row["key"] as Data),
-            verifiers: KeyVerifiers(
-                secretVerifier: [UInt8](row["secret_verifier"] as Data),
-                longSecretVerifier: [UInt8](row["longsecret_verifier"] as Data),
-                sealedLongSecret: [UInt8](row["sealed_longsecret"] as Data),
-                pepperVersion: row["pepper_version"]
-            ),
-            createdAt: Date(timeIntervalSince1970: row["created_at"]),
-            createdBy: row["created_by"]
-        )
     }
 }
