@@ -122,8 +122,7 @@ struct FileStore: Sendable {
     /// a refresh can write that a later call could open fits it.
     static let reservationSize = maximumFileSize
 
-    /// A temporary file of ``reservationSize`` bytes whose blocks are allocated now (and flushed, where they were
-    /// written rather than allocated by `fallocate(2)`), so that
+    /// A temporary file of ``reservationSize`` bytes whose blocks are allocated and flushed now, so that
     /// ``write(_:to:into:)`` later changes only its bytes: taken before a refresh is sent, so that a store that cannot
     /// take the new envelope fails before the issuer rotates anything.
     ///
@@ -144,11 +143,8 @@ struct FileStore: Sendable {
             throw .storeCannotReserve(directory: path, bytes: size, errorNumber: errno)
         }
         #if canImport(Glibc)
-        // fallocate(2) itself: once it succeeds the blocks are the file's and writes into them cannot fail for want of
-        // space, so the reservation needs no sync of its own (the write into it syncs, as every write does).
-        if BlockAllocation.allocate(fd, count: size) == 0 { return reservation }
-        // Where the file system has no fallocate, glibc writes a byte into each block: those writes are synced below,
-        // so that a disk that cannot hold them says so now.
+        // glibc writes a byte into each block where the file system has no fallocate; either way the blocks are
+        // taken now.
         let result = posix_fallocate(fd, 0, off_t(size))
         #else
         let result = Self.writeZeros(fd, count: size)
