@@ -31,17 +31,11 @@ enum CrashLoop {
         let userId = arguments[3]
         let transport = ProgressTransport(fingerprintKey: key)
         do throws(VaultError) {
-            var configuration = VaultConfiguration(
+            let configuration = ProofVaultConfiguration.make(
                 issuer: issuer,
-                clientId: "vault",
-                keyServiceURL: keyService,
-                storeDirectory: URL(fileURLWithPath: arguments[2]),
-                requestTimeout: 60,
-                // OWASP's floor: the suite's three hundred runs each derive a few keys.
-                opsLimit: 2,
-                memLimitBytes: 19 << 20
+                keyService: keyService,
+                store: arguments[2]
             )
-            configuration.trustRoots = EnvironmentTrustRoots.roots
             let vault = try Vault(configuration: configuration, transport: transport)
             let auth = vault.auth
             let storage = vault.userStorage
