@@ -42,10 +42,11 @@ final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
 struct HTTPClient: Sendable {
     let session: URLSession
 
-    init(maximumConnections: Int = 16) {
+    /// A client with at most `maximumConnections` at once, giving each request `timeout` seconds.
+    init(maximumConnections: Int = 16, timeout: TimeInterval = 30) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = maximumConnections
-        configuration.timeoutIntervalForRequest = 30
+        configuration.timeoutIntervalForRequest = timeout
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         session = URLSession(configuration: configuration, delegate: NoRedirects(), delegateQueue: nil)
     }
