@@ -1,6 +1,6 @@
 /// A `no_proxy` address entry: an address with an optional CIDR prefix length (`10.0.0.0/8`, `2001:db8::/32`),
 /// read as curl reads it: without a length, or with `/0`, the entry is that one address.
-struct NetworkPrefix: Sendable {
+struct NetworkPrefix: Hashable, Sendable {
     /// The network's address.
     let address: NetworkAddress
     /// How many leading bits of an address must equal the network's.

@@ -41,6 +41,8 @@ public struct ProxyEnvironment: Sendable, Hashable {
     public let bypassesAll: Bool
     /// The `no_proxy` entries, lower-cased, without a leading dot, brackets or port.
     public let noProxy: [String]
+    /// The address entries of ``noProxy`` (with their CIDR prefixes), parsed once rather than at every request.
+    private let noProxyNetworks: [NetworkPrefix]
 
     /// The proxies set in `environment` (by default this process's).
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
@@ -57,6 +59,7 @@ public struct ProxyEnvironment: Sendable, Hashable {
         }
         bypassesAll = entries == ["*"]
         noProxy = entries.compactMap(Self.normalizedEntry)
+        noProxyNetworks = noProxy.compactMap(NetworkPrefix.init)
     }
 
     /// The proxy to send a request for `url` through, or nil to connect directly.
@@ -72,7 +75,7 @@ public struct ProxyEnvironment: Sendable, Hashable {
         let host = Self.bare(rawHost).lowercased()
         if host == "localhost" || Loopback.isAddress(host) || bypassesAll { return nil }
         if let address = NetworkAddress(host) {
-            if noProxy.contains(where: { NetworkPrefix($0)?.contains(address) == true }) { return nil }
+            if noProxyNetworks.contains(where: { $0.contains(address) }) { return nil }
         } else if noProxy.contains(where: { host == $0 || host.hasSuffix("." + $0) }) {
             return nil
         }
