@@ -23,6 +23,8 @@ public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidEncoding = Self("invalidEncoding")
         /// A signature that does not verify.
         public static let invalidSignature = Self("invalidSignature")
+        /// A group element that is not a canonical ristretto255 encoding of a point, or is the identity (``OPRF``).
+        public static let invalidElement = Self("invalidElement")
         /// Too many derivations wait already (``Argon2id/maximumWaitingDerivations``): nothing was derived;
         /// try again later.
         public static let busy = Self("busy")
