@@ -107,10 +107,14 @@ public final class PostgresKeyStorage: KeyStorage, Service {
                 let inserted = try await connection.value(
                     """
                     INSERT INTO key (keyid, key, secret_verifier, longsecret_verifier, sealed_longsecret,
-                                     pepper_version, failures, locked, created_at, created_by)
+                                     pepper_version, failures, locked, created_at, created_by,
+                                     protocol, sealed_oprf_key, sealed_auth_key, nonce, previous_nonce)
                     VALUES (\(row.keyId), \(Data(row.key)), \(Data(row.verifiers.secretVerifier)),
                             \(Data(row.verifiers.longSecretVerifier)), \(Data(row.verifiers.sealedLongSecret)),
-                            \(row.verifiers.pepperVersion), 0, false, \(row.createdAt), \(row.createdBy))
+                            \(row.verifiers.pepperVersion), 0, false, \(row.createdAt), \(row.createdBy),
+                            \(row.protocolVersion), \(row.verifiers.sealedOPRFKey.map { Data($0) }),
+                            \(row.verifiers.sealedAuthKey.map { Data($0) }), \(row.nonce.map { Data($0) }),
+                            \(row.previousNonce.map { Data($0) }))
                     ON CONFLICT (keyid) DO NOTHING
                     RETURNING keyid
                     """,
@@ -165,49 +169,42 @@ public final class PostgresKeyStorage: KeyStorage, Service {
         WITH counted AS (
             UPDATE key SET failures = failures + 1, locked = (failures + 1 >= \(lockAt))
             WHERE keyid = \(keyId) AND NOT locked
-            RETURNING key, secret_verifier, longsecret_verifier, sealed_longsecret, pepper_version,
-                      failures, created_at, created_by
+            RETURNING \(unescaped: KeyColumns.selectList)
         )
-        SELECT true, key, secret_verifier, longsecret_verifier, sealed_longsecret, pepper_version,
-               failures, created_at, created_by
+        SELECT true, \(unescaped: KeyColumns.selectList)
         FROM counted
         UNION ALL
-        SELECT false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+        SELECT false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
         FROM key WHERE keyid = \(keyId) AND NOT EXISTS (SELECT 1 FROM counted)
         """
     }
 
     /// What ``counting(keyId:lockAt:)`` answered, read to its end.
     private static func attempt(keyId: String, from rows: PostgresRowSequence) async throws -> CountedAttempt {
-        typealias Columns = (Bool, Data?, Data?, Data?, Data?, Int?, Int?, Date?, String?)
-        var found: Columns?
+        var found: (Bool, KeyColumns)?
         // Read to the end (one row at most), so the connection is free for its next statement at once.
-        for try await columns in rows.decode(Columns.self) where found == nil {
-            found = columns
+        for try await (
+            counted, key, secretVerifier, longSecretVerifier, sealed, pepper, failures, createdAt,
+            createdBy, version, sealedOPRFKey, sealedAuthKey, nonce, previousNonce
+        ) in rows.decode(
+            (Bool, Data?, Data?, Data?, Data?, Int?, Int?, Date?, String?, Int?, Data?, Data?, Data?, Data?).self
+        ) where found == nil {
+            found = (
+                counted,
+                KeyColumns(
+                    (
+                        key, secretVerifier, longSecretVerifier, sealed, pepper, failures, createdAt, createdBy,
+                        version, sealedOPRFKey, sealedAuthKey, nonce, previousNonce
+                    )
+                )
+            )
         }
-        guard
-            let (counted, key, secretVerifier, longSecretVerifier, sealed, pepper, failures, createdAt, createdBy) =
-                found
-        else { return .missing }
+        guard let (counted, columns) = found else { return .missing }
         guard counted else { return .locked }
-        guard let key, let secretVerifier, let longSecretVerifier, let sealed, let pepper, let failures,
-            let createdAt, let createdBy
-        else {
+        guard let failures = columns.failures else {
             throw PostgresStorageError(.unexpectedRow, "a counted key came back with empty columns")
         }
-        let stored = StoredKey(
-            keyId: keyId,
-            key: Array(key),
-            verifiers: KeyVerifiers(
-                secretVerifier: Array(secretVerifier),
-                longSecretVerifier: Array(longSecretVerifier),
-                sealedLongSecret: Array(sealed),
-                pepperVersion: pepper
-            ),
-            createdAt: createdAt,
-            createdBy: createdBy
-        )
-        return .counted(stored, failures: failures)
+        return .counted(try columns.storedKey(keyId: keyId), failures: failures)
     }
 
     public func resetFailures(keyId: String, ifFailures failures: Int) async throws {
@@ -226,7 +223,9 @@ public final class PostgresKeyStorage: KeyStorage, Service {
                 UPDATE key SET secret_verifier = \(Data(verifiers.secretVerifier)),
                                longsecret_verifier = \(Data(verifiers.longSecretVerifier)),
                                sealed_longsecret = \(Data(verifiers.sealedLongSecret)),
-                               pepper_version = \(verifiers.pepperVersion)
+                               pepper_version = \(verifiers.pepperVersion),
+                               sealed_oprf_key = \(verifiers.sealedOPRFKey.map { Data($0) }),
+                               sealed_auth_key = \(verifiers.sealedAuthKey.map { Data($0) })
                 WHERE keyid = \(keyId) AND pepper_version = \(fromVersion)
                   AND pepper_version < \(verifiers.pepperVersion)
                 """,
@@ -262,7 +261,7 @@ public final class PostgresKeyStorage: KeyStorage, Service {
     }
 
     /// Runs one storage step under the deadline, every failure turned into a ``PostgresStorageError``.
-    private func call<Result: Sendable>(
+    func call<Result: Sendable>(
         doing step: String,
         _ body: @escaping @Sendable (PostgresClient, Logger) async throws -> Result
     ) async throws -> Result {

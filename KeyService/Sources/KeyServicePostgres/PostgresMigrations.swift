@@ -70,6 +70,20 @@ enum PostgresMigrations {
                 """,
             ]
         ),
+        Migration(
+            version: 3,
+            statements: [
+                // Issue 27: protocol 2's columns; a protocol 1 key keeps them NULL.
+                """
+                ALTER TABLE key
+                    ADD COLUMN protocol INTEGER NOT NULL DEFAULT 1,
+                    ADD COLUMN sealed_oprf_key BYTEA,
+                    ADD COLUMN sealed_auth_key BYTEA,
+                    ADD COLUMN nonce BYTEA,
+                    ADD COLUMN previous_nonce BYTEA
+                """
+            ]
+        ),
     ]
 
     /// Applies the migrations `database` lacks, under the advisory lock, in one transaction.

@@ -20,10 +20,10 @@ import Darwin
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve TIM KeyService v1 (createkey, key) with /healthz, /readyz and /metrics.",
+        abstract: "Serve TIM KeyService v1 (createkey, key) and protocol 2 with /healthz, /readyz and /metrics.",
         discussion: """
             Prints one line when ready: "keyservice listening on URL". The key service is at URL/keyservice/v1 \
-            (see --base-path). SIGTERM or SIGINT stops it: requests in flight finish first. Logs are JSON lines \
+            (see --base-path), protocol 2 beside it at URL/keyservice/v2. SIGTERM or SIGINT stops it: requests in flight finish first. Logs are JSON lines \
             on standard error (--log-format text for plain lines) and never hold a secret, key or long secret.
             """
     )
@@ -40,7 +40,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The PEM private key of --tls-certificate.", valueName: "file"))
     var tlsKey: String?
 
-    @Option(help: "The path createkey and key are below; a TIM deployment uses /auth/realms/REALM/keyservice/v1.")
+    @Option(
+        help: """
+            The path createkey and key are below; a TIM deployment uses /auth/realms/REALM/keyservice/v1. Protocol 2 \
+            is beside it, with v2 for its last v1 (below it, /v2, for a base that does not end in /v1).
+            """
+    )
     var basePath = "/keyservice/v1"
 
     @Option(
@@ -139,8 +144,9 @@ struct ServeCommand: AsyncParsableCommand {
             router.add(middleware: RequestLogMiddleware())
         }
         router.add(middleware: ServerErrorMiddleware())
-        KeyServiceRoutes(service: service, forwardedClientHeader: clientAddressHeader)
-            .add(to: router, basePath: basePath)
+        let keyServiceRoutes = KeyServiceRoutes(service: service, forwardedClientHeader: clientAddressHeader)
+        keyServiceRoutes.add(to: router, basePath: basePath)
+        keyServiceRoutes.addProtocolV2(to: router, basePath: KeyServiceRoutes.protocolV2BasePath(besideV1: basePath))
         OperationsRoutes(storage: opened.storage, registry: registry).add(to: router)
 
         let scheme = tls == nil ? "http" : "https"

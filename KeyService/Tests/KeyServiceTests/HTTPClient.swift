@@ -22,10 +22,11 @@ struct HTTPAnswer: Sendable {
 struct HTTPClient: Sendable {
     let session: URLSession
 
-    init(maximumConnections: Int = 16) {
+    /// A client with at most `maximumConnections` at once, giving each request `timeout` seconds.
+    init(maximumConnections: Int = 16, timeout: TimeInterval = 30) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = maximumConnections
-        configuration.timeoutIntervalForRequest = 30
+        configuration.timeoutIntervalForRequest = timeout
         session = URLSession(configuration: configuration)
     }
 

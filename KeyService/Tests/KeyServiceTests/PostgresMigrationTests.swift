@@ -21,13 +21,13 @@ struct PostgresMigrationTests {
                     for try await versions in migrations { all += versions }
                     return all
                 }
-                #expect(applied.sorted() == [1, 2])
+                #expect(applied.sorted() == [1, 2, 3])
                 // Again: nothing left to apply.
                 #expect(try await storages[0].migrate() == [])
             }
             #expect(
                 try await server.psql("SELECT string_agg(version::text, ',' ORDER BY version) FROM schema_migrations")
-                    == "1,2"
+                    == "1,2,3"
             )
             #expect(try await server.psql("SELECT keys FROM key_total") == "0")
         }

@@ -39,6 +39,11 @@ public final class KeyServiceMockServer: Sendable {
         issuer.appendingPathComponent(Layout.keyService)
     }
 
+    /// `{issuer}/keyservice/v2`: protocol 2's `createkey`, `enroll`, `evaluate`, `confirm` and `key` are below it.
+    public var keyServiceV2URL: URL {
+        issuer.appendingPathComponent(Layout.keyServiceV2)
+    }
+
     /// `{baseURL}/fhir/r4`, without a trailing slash: the FHIR base of the SMART mode
     /// (``KeyServiceMockConfiguration/smart``), and the `aud` its authorization endpoint requires.
     ///
@@ -189,7 +194,9 @@ public final class KeyServiceMockServer: Sendable {
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: FaultMiddleware(faults: faults, layout: layout))
         router.add(middleware: ServerErrorMiddleware())
-        KeyServiceRoutes(service: keyService).add(to: router, basePath: layout.path(Layout.keyService))
+        let keyServiceRoutes = KeyServiceRoutes(service: keyService)
+        keyServiceRoutes.add(to: router, basePath: layout.path(Layout.keyService))
+        keyServiceRoutes.addProtocolV2(to: router, basePath: layout.path(Layout.keyServiceV2))
         OpenIDRoutes(provider: provider).add(to: router, layout: layout)
         if configuration.dynamicRegistration {
             RegistrationRoutes(provider: provider).add(to: router, layout: layout)

@@ -21,6 +21,8 @@ struct Layout: Sendable {
 
     /// The key service's base: `createkey` and `key` are below it (``KeyServiceRoutes``, in KeyServiceCore).
     static let keyService = "keyservice/v1"
+    /// Protocol 2's base beside it (issue 27): `createkey`, `enroll`, `evaluate`, `confirm` and `key`.
+    static let keyServiceV2 = "keyservice/v2"
 
     // MARK: OpenID Connect, at Keycloak's paths
 

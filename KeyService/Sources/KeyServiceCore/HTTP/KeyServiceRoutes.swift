@@ -49,7 +49,7 @@ package struct KeyServiceRoutes: Sendable {
     }
 
     /// A refusal's outcome label: its `error` code.
-    private static func outcome(of refusal: RequestRefusal) -> String {
+    static func outcome(of refusal: RequestRefusal) -> String {
         refusal.error
     }
 
@@ -63,34 +63,43 @@ package struct KeyServiceRoutes: Sendable {
         let grant: KeyGrant
         do {
             grant = try await service.createKey(secret: secret, client: client)
-        } catch KeyService.CreationRefusal.clientLimit(let limit) {
-            context.logger.debug("key refused: client limit", metadata: ["client": "\(client)"])
-            throw RequestRefusal(
-                status: .tooManyRequests,
-                error: "too_many_keys",
-                description: "this client has created \(limit) keys, the most it may hold"
-            )
-        } catch KeyService.CreationRefusal.totalLimit(let limit) {
-            context.logger.debug("key refused: store full", metadata: ["client": "\(client)"])
-            throw RequestRefusal(
-                status: .init(code: 507, reasonPhrase: "Insufficient Storage"),
-                error: "key_store_full",
-                description: "the key service holds \(limit) keys, the most it may hold"
-            )
         } catch {
-            context.logger.error("unable to create key", metadata: ["error": "\(error)"])
-            throw RequestRefusal(
-                status: .internalServerError,
-                error: "unable_to_create_key",
-                description: "the key could not be stored"
-            )
+            throw Self.creationRefusal(error, client: client, logger: context.logger)
         }
         context.logger.debug("key created", metadata: ["keyid": "\(grant.keyId)"])
         return KeyResponse(grant).response
     }
 
+    /// How a `createkey` that stored nothing is answered (both protocols): 429 and 507 for the limits, 500 for
+    /// anything else (logged at `.error`).
+    static func creationRefusal(_ error: any Error, client: ClientAddress, logger: Logger) -> RequestRefusal {
+        switch error {
+        case KeyService.CreationRefusal.clientLimit(let limit):
+            logger.debug("key refused: client limit", metadata: ["client": "\(client)"])
+            return RequestRefusal(
+                status: .tooManyRequests,
+                error: "too_many_keys",
+                description: "this client has created \(limit) keys, the most it may hold"
+            )
+        case KeyService.CreationRefusal.totalLimit(let limit):
+            logger.debug("key refused: store full", metadata: ["client": "\(client)"])
+            return RequestRefusal(
+                status: .init(code: 507, reasonPhrase: "Insufficient Storage"),
+                error: "key_store_full",
+                description: "the key service holds \(limit) keys, the most it may hold"
+            )
+        default:
+            logger.error("unable to create key", metadata: ["error": "\(error)"])
+            return RequestRefusal(
+                status: .internalServerError,
+                error: "unable_to_create_key",
+                description: "the key could not be stored"
+            )
+        }
+    }
+
     /// The client a request counts against: the peer, or the address a proxy on this machine forwarded.
-    private func client(of request: Request, remoteAddress: SocketAddress?) -> ClientAddress {
+    func client(of request: Request, remoteAddress: SocketAddress?) -> ClientAddress {
         let peer = ClientAddress(remoteAddress)
         guard let forwardedClientHeader, ClientAddress.isLoopback(remoteAddress),
             let value = request.headers.last(where: { $0.name.canonicalName == forwardedClientHeader })?.value,
@@ -179,6 +188,17 @@ package struct KeyServiceRoutes: Sendable {
                     ["error": "key_missing", "error_description": "no key with this keyid"]
                 ), "missing"
             )
+        case .protocolMismatch:
+            logger.debug("protocol 2 key: secret refused, not counted", metadata: attempt())
+            return (
+                Response.json(
+                    status: .conflict,
+                    [
+                        "error": "protocol_v2_key",
+                        "error_description": "this key is a protocol 2 key: it takes no secret (use keyservice/v2)",
+                    ]
+                ), "protocol_v2_key"
+            )
         }
     }
 
@@ -213,7 +233,7 @@ private struct KeyServiceRequest: Decodable {
 }
 
 /// The 200 body of `createkey` and `key`, `{"key","keyid","longsecret"}` (keys sorted, as the JSON coders wrote it).
-private struct KeyResponse {
+struct KeyResponse {
     let keyid: String
     let key: String
     let longsecret: String

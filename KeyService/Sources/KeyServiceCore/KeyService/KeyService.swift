@@ -1,5 +1,6 @@
 package import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import VaultCrypto
 
 /// TIM KeyService v1's rules over a ``KeyStorage``: how keys are made, how an attempt is counted and checked, and
@@ -22,6 +23,9 @@ package final class KeyService: Sendable {
         case wrongSecret(failures: Int)
         case locked
         case missing
+        /// The credential is not one this protocol takes for this key (protocol 1's `secret` for a protocol 2 key,
+        /// which has no secret verifier): nothing was counted.
+        case protocolMismatch
     }
 
     /// The attempt could not be counted, so its credential was not checked; the caller answers 503.
@@ -47,10 +51,11 @@ package final class KeyService: Sendable {
         case totalLimit(Int)
     }
 
-    private let storage: any KeyStorage
-    private let peppers: PepperSet
-    private let limits: KeyLimits
-    private let now: @Sendable () -> Date
+    // Internal, not private: protocol 2's calls (KeyService+ProtocolV2) use them too.
+    let storage: any KeyStorage
+    let peppers: PepperSet
+    let limits: KeyLimits
+    let now: @Sendable () -> Date
     /// What the service counts and times (swift-metrics; exported only where a metrics backend is bootstrapped).
     package let metrics: KeyServiceMetrics
 
@@ -74,13 +79,11 @@ package final class KeyService: Sendable {
     package func createKey(secret: String, client: ClientAddress) async throws -> KeyGrant {
         let version = peppers.newestVersion
         guard let pepper = peppers.pepper(version: version) else { throw UnknownPepperVersion(version: version) }
-        // A UUID collision is next to impossible; a second try costs nothing if it happens.
-        for _ in 0..<3 {
-            let keyId = UUID().uuidString.lowercased()
-            let key = [UInt8](SecureRandom.bytes(count: 32))
-            var longSecret = [UInt8](SecureRandom.bytes(count: 32))
-            defer { VerifierDerivation.zero(&longSecret) }
-            let row = StoredKey(
+        let key = [UInt8](SecureRandom.bytes(count: 32))
+        var longSecret = [UInt8](SecureRandom.bytes(count: 32))
+        defer { VerifierDerivation.zero(&longSecret) }
+        let keyId = try await insertNewKey { keyId in
+            StoredKey(
                 keyId: keyId,
                 key: key,
                 verifiers: try VerifierDerivation.verifiers(
@@ -93,10 +96,20 @@ package final class KeyService: Sendable {
                 createdAt: now(),
                 createdBy: client.description
             )
+        }
+        return KeyGrant(keyId: keyId, key: key, longSecret: Base64URL.encode(Data(longSecret)))
+    }
+
+    /// Stores the row `make` builds for a new key id, and returns the id; another id when one is taken.
+    /// - Throws: ``CreationRefusal`` when a limit is reached; any other error when the key cannot be stored.
+    func insertNewKey(_ make: (_ keyId: String) throws -> StoredKey) async throws -> String {
+        // A UUID collision is next to impossible; a second try costs nothing if it happens.
+        for _ in 0..<3 {
+            let keyId = UUID().uuidString.lowercased()
+            let row = try make(keyId)
             let insertion = try await metrics.timeDatabase("insert") { try await storage.insert(row, limits: limits) }
             switch insertion {
-            case .inserted:
-                return KeyGrant(keyId: keyId, key: key, longSecret: Base64URL.encode(Data(longSecret)))
+            case .inserted: return keyId
             case .clientLimit(let limit): throw CreationRefusal.clientLimit(limit)
             case .totalLimit(let limit): throw CreationRefusal.totalLimit(limit)
             case .duplicateKeyId: continue
@@ -111,14 +124,25 @@ package final class KeyService: Sendable {
     /// counted first (the third in a row locks the key, whatever the check then says); a right credential then
     /// resets the count (and the lock its own count set), a wrong one leaves it counted. A right secret on a key
     /// under an older pepper moves the key to the newest one; a long secret cannot (it does not unseal anything).
+    ///
+    /// `overProtocol` is the protocol the request came in: protocol 1 takes a secret for a protocol 1 key and a long
+    /// secret for any key, protocol 2 a long secret for a protocol 2 key; anything else is ``Answer/protocolMismatch``,
+    /// its count rolled back.
     /// - Throws: ``AttemptNotCounted`` when the count cannot be written, or the key is under a pepper this instance
     ///   does not hold (its count rolled back): no answer about the credential.
-    package func key(keyId: String, credential: KeyCredential) async throws -> Answer {
+    package func key(keyId: String, credential: KeyCredential, overProtocol: Int = 1) async throws -> Answer {
         let peppers = peppers
         let checked: CheckedAttempt
+        let mismatch = NIOLockedValueBox(false)
         do {
             checked = try await metrics.timeDatabase("count") {
                 try await storage.countAndCheck(keyId: keyId, lockAt: Self.attemptsBeforeLock) { row in
+                    // Refused before any check, and the throw rolls the count back: the key has no verifier for
+                    // this credential (a protocol 2 key no secret), so the attempt is neither right nor wrong.
+                    guard Self.takes(credential, overProtocol: overProtocol, for: row) else {
+                        mismatch.withLockedValue { $0 = true }
+                        throw RefusedUnchecked()
+                    }
                     // A key under a pepper this instance lacks (another instance moved it during a rotation) cannot be
                     // checked here: the throw rolls its count back, so the attempt answers 503 and counts nothing,
                     // rather than counting a right password as wrong.
@@ -130,6 +154,7 @@ package final class KeyService: Sendable {
                 }
             }
         } catch {
+            if mismatch.withLockedValue({ $0 }) { return .protocolMismatch }
             throw AttemptNotCounted(underlying: error)
         }
         let row: StoredKey
@@ -165,6 +190,16 @@ package final class KeyService: Sendable {
     /// The wrong credentials in a row counted against `keyId` (nil for a key that does not exist).
     package func failures(keyId: String) async throws -> Int? {
         try await storage.failures(keyId: keyId)
+    }
+
+    /// Whether a request over `overProtocol` may present `credential` for `row` at all.
+    private static func takes(_ credential: KeyCredential, overProtocol: Int, for row: StoredKey) -> Bool {
+        switch (overProtocol, credential) {
+        case (1, .secret): row.protocolVersion == 1
+        case (1, .longSecret): true
+        case (2, .longSecret): row.protocolVersion == 2
+        default: false
+        }
     }
 
     /// Whether `credential` is the key's: its verifier, compared in constant time.

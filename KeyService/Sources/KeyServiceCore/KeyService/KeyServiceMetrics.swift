@@ -3,10 +3,12 @@ import Metrics
 /// The key service's metrics, through swift-metrics: a no-op until the process bootstraps a backend (the
 /// `keyservice` executable exports them for Prometheus at `/metrics`).
 ///
-/// - `keyservice_requests_total{route, outcome}`: answers by route (`createkey`, `key`) and outcome.
+/// - `keyservice_requests_total{route, outcome}`: answers by route (`createkey`, `key`; protocol 2's `v2/createkey`,
+///   `v2/enroll`, `v2/evaluate`, `v2/confirm`, `v2/key`) and outcome.
 /// - `keyservice_wrong_credentials_total`: wrong secrets and long secrets counted against a key.
-/// - `keyservice_keys_locked_total`: keys locked by a third wrong credential in a row.
-/// - `keyservice_keys_repeppered_total`: keys moved to the newest pepper at a right-secret login.
+/// - `keyservice_keys_locked_total`: keys locked by a third wrong credential (or protocol 2 evaluation) in a row.
+/// - `keyservice_keys_repeppered_total`: keys moved to the newest pepper at a right-secret login (or protocol 2
+///   confirm).
 /// - `keyservice_database_duration_seconds{operation}`: how long each storage step took.
 package struct KeyServiceMetrics: Sendable {
     private let wrongCredentials = Counter(label: "keyservice_wrong_credentials_total")
@@ -24,7 +26,27 @@ package struct KeyServiceMetrics: Sendable {
             ],
             "key": [
                 "granted", "wrong_credential", "locked", "missing", "temporarily_unavailable", "invalid_request",
+                "server_error", "protocol_v2_key",
+            ],
+            "v2/createkey": [
+                "created", "invalid_element", "too_many_keys", "key_store_full", "unable_to_create_key",
+                "invalid_request", "server_error",
+            ],
+            "v2/enroll": [
+                "enrolled", "bad_longsecret", "missing", "already_enrolled", "not_protocol_v2",
+                "temporarily_unavailable", "invalid_request", "server_error",
+            ],
+            "v2/evaluate": [
+                "evaluated", "invalid_element", "locked", "missing", "not_protocol_v2", "not_enrolled",
+                "temporarily_unavailable", "invalid_request", "server_error",
+            ],
+            "v2/confirm": [
+                "granted", "bad_proof", "missing", "not_protocol_v2", "temporarily_unavailable", "invalid_request",
                 "server_error",
+            ],
+            "v2/key": [
+                "granted", "wrong_credential", "locked", "missing", "not_protocol_v2", "temporarily_unavailable",
+                "invalid_request", "server_error",
             ],
         ]
         var requests: [String: [String: Counter]] = [:]
@@ -35,7 +57,9 @@ package struct KeyServiceMetrics: Sendable {
         }
         self.requests = requests
         databaseTimers = Dictionary(
-            uniqueKeysWithValues: ["count", "insert", "rewrap"].map { ($0, Self.databaseTimer($0)) }
+            uniqueKeysWithValues: ["count", "insert", "rewrap", "enroll", "confirm"].map {
+                ($0, Self.databaseTimer($0))
+            }
         )
     }
 
@@ -56,6 +80,11 @@ package struct KeyServiceMetrics: Sendable {
     /// Counts one wrong credential, and a lock when it locked the key.
     func wrongCredential(locked: Bool) {
         wrongCredentials.increment()
+        if locked { keysLocked.increment() }
+    }
+
+    /// Counts one protocol 2 evaluation, and a lock when it locked the key (its count reached the limit).
+    func evaluationCounted(locked: Bool) {
         if locked { keysLocked.increment() }
     }
 

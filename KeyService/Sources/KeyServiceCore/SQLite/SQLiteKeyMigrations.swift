@@ -2,7 +2,8 @@ import GRDB
 
 /// The SQLite schema of the key table, as numbered steps recorded in `schema_migrations(version)`.
 ///
-/// Step 1 is the table as the mock made it (so it finds a mock's state as it is), step 2 adds the pepper version.
+/// Step 1 is the table as the mock made it (so it finds a mock's state as it is), step 2 adds the pepper version,
+/// step 3 protocol 2's columns.
 /// Steps run in one immediate transaction: a second process starting at once waits for the first, then finds them
 /// applied.
 enum SQLiteKeyMigrations {
@@ -23,6 +24,14 @@ enum SQLiteKeyMigrations {
         CREATE INDEX IF NOT EXISTS key_created_by ON key (created_by);
         """,
         "ALTER TABLE key ADD COLUMN pepper_version INTEGER NOT NULL DEFAULT 1",
+        // Issue 27: protocol 2's columns; a protocol 1 key keeps them NULL.
+        """
+        ALTER TABLE key ADD COLUMN protocol INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE key ADD COLUMN sealed_oprf_key BLOB;
+        ALTER TABLE key ADD COLUMN sealed_auth_key BLOB;
+        ALTER TABLE key ADD COLUMN nonce BLOB;
+        ALTER TABLE key ADD COLUMN previous_nonce BLOB;
+        """,
     ]
 
     /// Applies the steps `database` has not yet recorded.

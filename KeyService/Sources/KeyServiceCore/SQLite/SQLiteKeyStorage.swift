@@ -9,7 +9,8 @@ public import Logging
 /// transaction is committed. Several processes may share the file: SQLite serialises their transactions.
 public final class SQLiteKeyStorage: KeyStorage {
     private let database: any DatabaseWriter
-    private let writes: SQLiteWriteQueue
+    // Internal: protocol 2's steps (SQLiteKeyStorage+ProtocolV2) go through the same queue.
+    let writes: SQLiteWriteQueue
     private let logger: Logger
 
     /// Key storage in `database`, whose `key` table is created or brought up to date first.
@@ -72,13 +73,17 @@ public final class SQLiteKeyStorage: KeyStorage {
             try db.execute(
                 sql: """
                     INSERT INTO key (keyid, key, secret_verifier, longsecret_verifier, sealed_longsecret,
-                                     pepper_version, failures, locked, created_at, created_by)
-                    VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?)
+                                     pepper_version, failures, locked, created_at, created_by,
+                                     protocol, sealed_oprf_key, sealed_auth_key, nonce, previous_nonce)
+                    VALUES (?, ?, ?, ?, ?, ?, 0, 0, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     row.keyId, Data(row.key), Data(row.verifiers.secretVerifier),
                     Data(row.verifiers.longSecretVerifier), Data(row.verifiers.sealedLongSecret),
                     row.verifiers.pepperVersion, row.createdAt.timeIntervalSince1970, row.createdBy,
+                    row.protocolVersion, row.verifiers.sealedOPRFKey.map { Data($0) },
+                    row.verifiers.sealedAuthKey.map { Data($0) }, row.nonce.map { Data($0) },
+                    row.previousNonce.map { Data($0) },
                 ]
             )
             return .inserted
@@ -93,14 +98,7 @@ public final class SQLiteKeyStorage: KeyStorage {
     /// transaction.
     private static func count(_ db: Database, keyId: String, lockAt: Int) throws -> CountedAttempt {
         let counted = try Row.fetchOne(
-            db.cachedStatement(
-                sql: """
-                    UPDATE key SET failures = failures + 1, locked = (failures + 1 >= ?)
-                    WHERE keyid = ? AND locked = 0
-                    RETURNING key, secret_verifier, longsecret_verifier, sealed_longsecret, pepper_version,
-                              failures, created_at, created_by
-                    """
-            ),
+            db.cachedStatement(sql: countStatement),
             arguments: [lockAt, keyId]
         )
         guard let counted else {
@@ -110,38 +108,73 @@ public final class SQLiteKeyStorage: KeyStorage {
             )
             return locked == nil ? .missing : .locked
         }
-        // By position, in the order of the RETURNING list: a lookup by name compares every column's name.
-        let row = StoredKey(
+        return .counted(storedKey(keyId, counted), failures: counted[5])
+    }
+
+    /// The columns a counted or read key comes back with, in the order ``storedKey(_:_:)`` reads them.
+    static let columns = """
+        key, secret_verifier, longsecret_verifier, sealed_longsecret, pepper_version, failures, created_at, created_by,
+        protocol, sealed_oprf_key, sealed_auth_key, nonce, previous_nonce
+        """
+
+    /// The count, built once: the statement cache is keyed by its text.
+    private static let countStatement = """
+        UPDATE key SET failures = failures + 1, locked = (failures + 1 >= ?)
+        WHERE keyid = ? AND locked = 0
+        RETURNING \(columns)
+        """
+
+    /// The key in a row of ``columns``.
+    static func storedKey(_ keyId: String, _ row: Row) -> StoredKey {
+        // By position, in the order of the column list: a lookup by name compares every column's name.
+        StoredKey(
             keyId: keyId,
-            key: [UInt8](counted[0] as Data),
+            key: [UInt8](row[0] as Data),
             verifiers: KeyVerifiers(
-                secretVerifier: [UInt8](counted[1] as Data),
-                longSecretVerifier: [UInt8](counted[2] as Data),
-                sealedLongSecret: [UInt8](counted[3] as Data),
-                pepperVersion: counted[4]
+                secretVerifier: [UInt8](row[1] as Data),
+                longSecretVerifier: [UInt8](row[2] as Data),
+                sealedLongSecret: [UInt8](row[3] as Data),
+                pepperVersion: row[4],
+                sealedOPRFKey: (row[9] as Data?).map { [UInt8]($0) },
+                sealedAuthKey: (row[10] as Data?).map { [UInt8]($0) }
             ),
-            createdAt: Date(timeIntervalSince1970: counted[6]),
-            createdBy: counted[7]
+            createdAt: Date(timeIntervalSince1970: row[6]),
+            createdBy: row[7],
+            protocolVersion: row[8],
+            nonce: (row[11] as Data?).map { [UInt8]($0) },
+            previousNonce: (row[12] as Data?).map { [UInt8]($0) }
         )
-        return .counted(row, failures: counted[5])
     }
 
     /// Counts, checks and resets in one job of the write queue: one transaction with every attempt waiting, so
     /// attempts on one key are in a row exactly, and a right one costs no write of its own.
+    ///
+    /// When `check` throws, the job takes its own count back in the same transaction and answers the error: the
+    /// batch it shares still commits (a failed batch is retried one job at a time, a commit each).
     public func countAndCheck(
         keyId: String,
         lockAt: Int,
         check: @escaping @Sendable (StoredKey) throws -> Bool
     ) async throws -> CheckedAttempt {
-        try await writes.submit { db in
+        try await writes.submit { db -> Result<CheckedAttempt, any Error> in
             let attempt = try Self.count(db, keyId: keyId, lockAt: lockAt)
-            guard case .counted(let row, _) = attempt, try check(row) else {
-                return CheckedAttempt(attempt: attempt, isRight: false)
+            guard case .counted(let row, _) = attempt else {
+                return .success(CheckedAttempt(attempt: attempt, isRight: false))
             }
+            let isRight: Bool
+            do {
+                isRight = try check(row)
+            } catch {
+                // The count matched an unlocked row: one less, unlocked, is the row as it was.
+                try db.cachedStatement(sql: "UPDATE key SET failures = failures - 1, locked = 0 WHERE keyid = ?")
+                    .execute(arguments: [keyId])
+                return .failure(error)
+            }
+            guard isRight else { return .success(CheckedAttempt(attempt: attempt, isRight: false)) }
             try db.cachedStatement(sql: "UPDATE key SET failures = 0, locked = 0 WHERE keyid = ?")
                 .execute(arguments: [keyId])
-            return CheckedAttempt(attempt: attempt, isRight: true)
-        }
+            return .success(CheckedAttempt(attempt: attempt, isRight: true))
+        }.get()
     }
 
     public func resetFailures(keyId: String, ifFailures failures: Int) async throws {
@@ -165,13 +198,14 @@ public final class SQLiteKeyStorage: KeyStorage {
             try db.execute(
                 sql: """
                     UPDATE key SET secret_verifier = ?, longsecret_verifier = ?, sealed_longsecret = ?,
-                                   pepper_version = ?
+                                   pepper_version = ?, sealed_oprf_key = ?, sealed_auth_key = ?
                     WHERE keyid = ? AND pepper_version = ? AND pepper_version < ?
                     """,
                 arguments: [
                     Data(verifiers.secretVerifier), Data(verifiers.longSecretVerifier),
-                    Data(verifiers.sealedLongSecret), verifiers.pepperVersion, keyId, fromVersion,
-                    verifiers.pepperVersion,
+                    Data(verifiers.sealedLongSecret), verifiers.pepperVersion,
+                    verifiers.sealedOPRFKey.map { Data($0) }, verifiers.sealedAuthKey.map { Data($0) }, keyId,
+                    fromVersion, verifiers.pepperVersion,
                 ]
             )
         }

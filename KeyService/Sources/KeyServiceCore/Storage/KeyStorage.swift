@@ -31,8 +31,28 @@ public protocol KeyStorage: Sendable {
         lockAt: Int,
         check: @escaping @Sendable (StoredKey) throws -> Bool
     ) async throws -> CheckedAttempt
-    /// Moves a key to new verifiers under another pepper version, only if it is still on `fromVersion`.
+    /// Moves a key to new verifiers under another pepper version, only if it is still on `fromVersion`: the
+    /// verifiers, the sealed long secret and, for a protocol 2 key, its sealed OPRF key and auth key together.
     func replaceVerifiers(keyId: String, fromVersion: Int, with verifiers: KeyVerifiers) async throws
+    /// Protocol 2's `enroll`, as one step: reads the key, asks `check` (given the key as stored) for the sealed auth
+    /// key to set or the reason to set nothing, and sets it only while the key has none
+    /// (`... WHERE keyid = $1 AND sealed_auth_key IS NULL`), so a key is enrolled once however many try at once.
+    /// Nothing is counted. `check` must be quick and must not block (it may run inside the engine's transaction);
+    /// it is not called for a missing key. Durable before it returns.
+    func enroll(
+        keyId: String,
+        check: @escaping @Sendable (StoredKey) throws -> Result<[UInt8], EnrollmentRefusal>
+    ) async throws -> KeyEnrollment
+    /// Protocol 2's `confirm`, as one transaction or statement: reads the key, asks `check` which nonce the proof
+    /// is right for and, for the current one, sets `failures = 0, locked = false, previous_nonce = nonce,
+    /// nonce = nextNonce` only while the nonce is still the one checked; so a proof resets a key once, and never
+    /// after another reset. Nothing is counted. `check` must be quick and must not block; it is not called for a
+    /// missing key. Durable before it returns.
+    func confirm(
+        keyId: String,
+        nextNonce: [UInt8],
+        check: @escaping @Sendable (StoredKey) throws -> ProofMatch
+    ) async throws -> KeyConfirmation
     /// The count of wrong attempts in a row on `keyId`, nil for an unknown key.
     func failures(keyId: String) async throws -> Int?
     /// How many keys each pepper version protects (pepper rotation: an old pepper may be dropped at 0).

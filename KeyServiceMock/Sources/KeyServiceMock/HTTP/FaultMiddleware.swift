@@ -9,12 +9,14 @@ struct FaultMiddleware: RouterMiddleware {
 
     let faults: FaultInjection
     private let keyServicePrefix: String
+    private let keyServiceV2Prefix: String
     private let tokenPath: String
     private let revocationPath: String
 
     init(faults: FaultInjection, layout: Layout) {
         self.faults = faults
         keyServicePrefix = layout.path(Layout.keyService) + "/"
+        keyServiceV2Prefix = layout.path(Layout.keyServiceV2) + "/"
         tokenPath = layout.path(Layout.token)
         revocationPath = layout.path(Layout.revocation)
     }
@@ -26,7 +28,7 @@ struct FaultMiddleware: RouterMiddleware {
     ) async throws -> Response {
         let path = request.uri.path
         let scope: FaultInjection.Scope? =
-            if path.hasPrefix(keyServicePrefix) {
+            if path.hasPrefix(keyServicePrefix) || path.hasPrefix(keyServiceV2Prefix) {
                 .keyService
             } else if path == tokenPath {
                 .tokenEndpoint
