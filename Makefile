@@ -40,8 +40,9 @@ build: deps
 # The suites that run alone, after the others, one test at a time: each floods one process on purpose (a thousand
 # concurrent callers or requests against an in-process server, every Argon2id place held, the waiting queue
 # filled), which on two cores starves whatever else that process serves at the same moment. The PostgreSQL hammers
-# (issue 22) send 1,000 attempts at one key through four instances and nginx, each test with its own PostgreSQL.
-ALONE := KeyServiceTests\.PostgresLockoutTests|KeyServiceTests\.PostgresClusterTests|CredentialVaultTests\.AuthTests|KeyServiceMockTests\.KeyServiceStatusTests|KeyServiceMockTests\.LockoutTests|KeyServiceMockTests\.KeyLimitTests|VaultCryptoTests\.Argon2idTests|VaultCryptoTests\.DerivationQueueTests
+# (issue 22) send 1,000 attempts at one key through four instances and nginx, each test with its own PostgreSQL;
+# protocol 2's hammers (issue 27) do the same with evaluations, in process and through the instances.
+ALONE := KeyServiceTests\.PostgresLockoutTests|KeyServiceTests\.PostgresClusterTests|KeyServiceTests\.KeyServiceV2ClusterTests|KeyServiceMockTests\.KeyServiceV2LockoutTests|CredentialVaultTests\.AuthTests|KeyServiceMockTests\.KeyServiceStatusTests|KeyServiceMockTests\.LockoutTests|KeyServiceMockTests\.KeyLimitTests|VaultCryptoTests\.Argon2idTests|VaultCryptoTests\.DerivationQueueTests
 
 # The CLI suites run the built `credential-vault` against a server in the test process, and the binary waits 15 s for an
 # answer: they get a phase of their own, so the CPU-heavy suites cannot hold that server back past the timeout
