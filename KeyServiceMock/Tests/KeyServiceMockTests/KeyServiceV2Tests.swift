@@ -1,7 +1,9 @@
 import Foundation
 import KeyServiceMock
+import Logging
 import Testing
 import VaultCrypto
+import VaultTestSupport
 
 /// Protocol 2 (issue 27) over real HTTP against the mock in this process, on its SQLite state: the status table,
 /// the counting rule and what the database holds.
@@ -221,6 +223,81 @@ struct KeyServiceV2Tests {
                 if let product = try? OPRF.blindEvaluate(key: candidate, blindedElement: blinding.blindedElement) {
                     #expect(product != evaluated)
                 }
+            }
+        }
+    }
+
+    @Test("v1 secrets refused on a v2 key among simultaneous evaluations: the 409s count nothing, each evaluation one")
+    func refusalsAmongEvaluations() async throws {
+        try await withV2Server { server, calls, state in
+            let key = try await calls.register(password: "right")
+            let v1 = KeyServiceCalls(base: server.keyServiceURL, http: HTTPClient(maximumConnections: 64))
+            let blinded = try OPRF.blind(KeyServiceV2Calls.input("wrong")).blindedElement
+            // Refusals and evaluations share the SQLite write queue's batches: a refusal takes back only its own count.
+            let statuses = await withTaskGroup(of: Int.self) { group in
+                for index in 0..<62 {
+                    group.addTask {
+                        index.isMultiple(of: 31)
+                            ? await status { try await calls.evaluate(key.keyId, blinded: blinded) }
+                            : await status { try await v1.key(key.keyId, secret: "secret-\(index)") }
+                    }
+                }
+                var statuses: [Int: Int] = [:]
+                for await status in group { statuses[status, default: 0] += 1 }
+                return statuses
+            }
+            #expect(statuses == [200: 2, 409: 60])
+            #expect(try await state.row(key.keyId)["failures"] == "2")
+        }
+    }
+
+    @Test("the debug log of v2 calls names each decision and holds no element, nonce, proof, auth key or secret")
+    func logsNoSecret() async throws {
+        let capture = LogCapture()
+        var configuration = KeyServiceMockConfiguration()
+        configuration.logger = capture.logger(level: .trace)
+        var secrets: [String] = []
+        try await KeyServiceMockServer.withServer(configuration) { server in
+            let calls = KeyServiceV2Calls(base: server.keyServiceV2URL, http: http)
+            let input = KeyServiceV2Calls.input("right")
+            let blinding = try OPRF.blind(input)
+            let created = try await calls.createKey(blinded: blinding.blindedElement)
+            let keyId = try #require(created.string("keyid"))
+            let longSecret = try #require(created.string("longsecret"))
+            let evaluated = try #require(created.string("evaluated"))
+            let output = try OPRF.finalize(
+                input,
+                blinding: blinding,
+                evaluatedElement: try Base64URL.decode(evaluated)
+            )
+            let authKey = try KeyServiceV2Calls.authKey(output: output, keyId: keyId).copyToData()
+            #expect(try await calls.enroll(keyId, longSecret: "wrong", authKey: authKey).status == 401)
+            #expect(try await calls.enroll(keyId, longSecret: longSecret, authKey: authKey).status == 200)
+            let wrong = try await calls.evaluate(keyId, password: "wrong")
+            #expect(try await calls.confirm(keyId, evaluation: wrong).status == 401)
+            let right = try await calls.evaluate(keyId, password: "right")
+            let proof = try KeyServiceV2Calls.proof(
+                authKey: SecureBytes(authKey),
+                keyId: keyId,
+                nonce: try #require(right.nonce)
+            )
+            #expect(try await calls.confirm(keyId, nonce: try #require(right.nonce), proof: proof).status == 200)
+            secrets = [
+                Base64URL.encode(blinding.blindedElement), evaluated, longSecret, Base64URL.encode(authKey),
+                Base64URL.encode(proof), try #require(right.nonce), try #require(created.string("key")),
+                try #require(wrong.answer.string("evaluated")), try #require(right.answer.string("evaluated")),
+            ]
+        }
+        let messages = capture.lines.map(\.message)
+        for decision in [
+            "key created", "enroll refused: wrong long secret", "key enrolled",
+            "evaluated, 1 of 3 unconfirmed", "confirm refused: wrong proof or stale nonce", "confirmed: count reset",
+        ] {
+            #expect(messages.contains(decision), "\(decision)")
+        }
+        for line in capture.lines {
+            for secret in secrets {
+                #expect(!line.text.contains(secret), "a secret in the log line: \(line.message)")
             }
         }
     }
