@@ -32,6 +32,7 @@ public struct Vault: Sendable {
                 clientId: configuration.clientId,
                 keyServiceURL: configuration.keyServiceURL
             ),
+            keyServiceVersion: configuration.keyServiceProtocol,
             minimumPasswordLength: configuration.minimumPasswordLength,
             opsLimit: configuration.opsLimit,
             memLimitBytes: configuration.memLimitBytes,

@@ -24,8 +24,14 @@ public struct VaultConfiguration: Sendable {
     /// The issuer's endpoints when they were discovered elsewhere (SMART on FHIR discovers them from the FHIR
     /// server); nil, the default, fetches the issuer's OpenID Connect discovery document.
     public var providerMetadata: ProviderMetadata?
-    /// The key service's v1 base (`{realmBase}/keyservice/v1`).
+    /// The key service's v1 base (`{realmBase}/keyservice/v1`); protocol v2 is served beside it
+    /// (`{realmBase}/keyservice/v2`).
     public var keyServiceURL: URL
+    /// The key-service protocol of new keys, made at registration and at every new password: ``KeyServiceVersion/v1``
+    /// (TIM's, the default) or ``KeyServiceVersion/v2`` (OPRF: nothing derived from the password reaches the key
+    /// service). A stored login opens with the protocol its envelope names, so choosing v2 moves each v1 login to v2
+    /// at its next new password.
+    public var keyServiceProtocol: KeyServiceVersion
     /// Where envelopes live; nil for `$XDG_DATA_HOME/credential-vault`.
     public var storeDirectory: URL?
     /// An access token is refreshed when it has less than this left (seconds), or less than a quarter of its
@@ -92,6 +98,7 @@ public struct VaultConfiguration: Sendable {
         self.scopes = scopes
         self.providerMetadata = nil
         self.keyServiceURL = keyServiceURL
+        self.keyServiceProtocol = .v1
         self.storeDirectory = storeDirectory
         self.leeway = leeway
         self.requestTimeout = requestTimeout

@@ -4,6 +4,18 @@ extension VaultError {
     /// The error for a key-service answer with a status other than 200, as TIM's clients read the statuses.
     static func keyService(status: Int, during call: KeyServiceCall, host: String) -> VaultError {
         switch status {
+        case 401 where call == .confirm: .proofRefused(host: host)
+        case 409 where call == .keyByPassword: .versionDowngrade(host: host)
+        case 404 where call == .createKeyV2: .keyServiceVersionUnsupported(.v2, host: host)
+        case 409 where call.isVersion2:
+            VaultError(
+                .unexpectedAnswer,
+                "The key service at \(host) says this key does not speak protocol v2, or is not enrolled (HTTP 409) "
+                    + "while \(call.activity). Log in with OpenID Connect again and set a new password.",
+                origin: .keyService,
+                host: host,
+                httpStatus: status
+            )
         case 401: .wrongPassword(host: host)
         case 204, 403: .keyLocked(host: host)
         case 404:
@@ -34,6 +46,44 @@ extension VaultError {
                 httpStatus: status
             )
         }
+    }
+
+    /// A key service (or a ``KeyService`` implementation) that does not speak `version`.
+    static func keyServiceVersionUnsupported(_ version: KeyServiceVersion, host: String? = nil) -> VaultError {
+        VaultError(
+            .invalidConfiguration,
+            "The key service\(host.map { " at \($0)" } ?? "") does not offer key-service protocol \(version). "
+                + "Configure the protocol it serves (keyServiceProtocol), or a key service that serves \(version).",
+            origin: .keyService,
+            host: host
+        )
+    }
+
+    /// HTTP 409 to a v1 password check: the key speaks protocol v2, so the envelope's header, which says v1, was
+    /// changed. Nothing was counted.
+    static func versionDowngrade(host: String?) -> VaultError {
+        VaultError(
+            .envelopeDidNotOpen,
+            "The key service\(host.map { " at \($0)" } ?? "") says this key speaks protocol v2, but the envelope "
+                + "asks for a v1 login: its header was changed, and it is refused. Restore the envelope from a backup, "
+                + "or log in with OpenID Connect again and set a new password.",
+            origin: .keyService,
+            host: host,
+            httpStatus: 409
+        )
+    }
+
+    /// HTTP 401 to a v2 proof: the password opened the envelope, but the key service did not take the proof (its
+    /// nonce moved on meanwhile: other logins of this key reset it twice). Nothing was counted.
+    static func proofRefused(host: String?) -> VaultError {
+        VaultError(
+            .serverRefused,
+            "The key service\(host.map { " at \($0)" } ?? "") did not accept the proof of the right password (other "
+                + "logins of this key went first). Log in again.",
+            origin: .keyService,
+            host: host,
+            httpStatus: 401
+        )
     }
 
     /// HTTP 401 to a password's secret.

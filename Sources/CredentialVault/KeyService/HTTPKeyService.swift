@@ -2,9 +2,11 @@ public import Foundation
 public import Logging
 public import VaultCrypto
 
-/// The TIM KeyService v1 wire protocol over HTTP, good against a real TIM deployment and KeyServiceMock.
+/// The TIM KeyService v1 wire protocol over HTTP, good against a real TIM deployment and KeyServiceMock, and
+/// protocol v2 (OPRF) against `keyservice` and `keyservice-mock`.
 ///
-/// Every call is a POST of a flat JSON object to `{realmBase}/keyservice/v1/{createkey|key}`. A call is
+/// Every call is a POST of a flat JSON object to `{realmBase}/keyservice/v1/{createkey|key}`, or
+/// `{realmBase}/keyservice/v2/{createkey|enroll|evaluate|confirm}` (the v1 base's sibling). A call is
 /// retried once, and only when no connection could be made (the request never left); a dropped connection,
 /// a timeout and any answer, even a 500, are final, so one typo is never counted twice.
 public struct HTTPKeyService: KeyService {
@@ -58,11 +60,58 @@ public struct HTTPKeyService: KeyService {
         try await call(.keyByDeviceSecret, Body(keyid: keyId, longsecret: longSecret.utf8String()))
     }
 
+    public func createKey(blindedElement: Data) async throws(VaultError) -> KeyServiceCreation {
+        let body = try await send(.createKeyV2, Body(blinded: Base64URL.encode(blindedElement)))
+        let key = try decode(body, during: .createKeyV2)
+        guard key.longSecret != nil else { throw .noLongSecret(host: host) }
+        guard let answer = try? UntrustedJSON.decode(EvaluationAnswer.self, from: body),
+            let evaluated = Self.element(answer.evaluated)
+        else { throw .keyServiceAnswerNotAKey(host: host, during: .createKeyV2) }
+        return KeyServiceCreation(key: key, evaluatedElement: evaluated)
+    }
+
+    public func enroll(keyId: String, longSecret: SecureBytes, authKey: SecureBytes) async throws(VaultError) {
+        _ = try await send(
+            .enroll,
+            Body(keyid: keyId, longsecret: longSecret.utf8String(), authkey: authKey.base64URLEncodedString())
+        )
+    }
+
+    public func evaluate(keyId: String, blindedElement: Data) async throws(VaultError) -> KeyServiceEvaluation {
+        let body = try await send(.evaluate, Body(keyid: keyId, blinded: Base64URL.encode(blindedElement)))
+        guard let answer = try? UntrustedJSON.decode(EvaluationAnswer.self, from: body), answer.keyid == keyId,
+            let evaluated = Self.element(answer.evaluated),
+            let nonce = answer.nonce.flatMap({ try? Base64URL.decode($0) }), (16...64).contains(nonce.count)
+        else { throw .keyServiceAnswerNotAKey(host: host, during: .evaluate) }
+        return KeyServiceEvaluation(evaluatedElement: evaluated, nonce: nonce)
+    }
+
+    public func confirm(keyId: String, nonce: Data, proof: Data) async throws(VaultError) -> KeyServiceKey {
+        try await call(.confirm, Body(keyid: keyId, nonce: Base64URL.encode(nonce), proof: Base64URL.encode(proof)))
+    }
+
     /// The request: a flat JSON object of strings, names in lower case as the protocol has them.
     private struct Body: Encodable {
         var keyid: String?
         var secret: String?
         var longsecret: String?
+        var blinded: String?
+        var authkey: String?
+        var nonce: String?
+        var proof: String?
+    }
+
+    /// The v2 fields of a `createkey` or `evaluate` answer.
+    private struct EvaluationAnswer: Decodable {
+        let keyid: String
+        let evaluated: String
+        let nonce: String?
+    }
+
+    /// A 32-byte element in base64url; whether it is a valid one is the OPRF's check.
+    private static func element(_ text: String) -> Data? {
+        guard let element = try? Base64URL.decode(text), element.count == 32 else { return nil }
+        return element
     }
 
     private struct Answer: Decodable {
@@ -74,11 +123,25 @@ public struct HTTPKeyService: KeyService {
     private var host: String { baseURL.displayHost }
 
     private func call(_ call: KeyServiceCall, _ body: Body) async throws(VaultError) -> KeyServiceKey {
+        try decode(try await send(call, body), during: call)
+    }
+
+    /// Sends `body` to `call`'s path and answers the body of a 200.
+    private func send(_ call: KeyServiceCall, _ body: Body) async throws(VaultError) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
+        let base: URL
+        if call.isVersion2 {
+            guard let version2 = TIMLayout.version2(of: baseURL) else {
+                throw .keyServiceVersionUnsupported(.v2, host: host)
+            }
+            base = version2
+        } else {
+            base = baseURL
+        }
         let request = HTTPRequest(
             method: "POST",
-            url: baseURL.appending(path: call == .createKey ? TIMLayout.createKeyPath : TIMLayout.keyPath),
+            url: base.appending(path: call.path),
             // Connections are reused: the transport never sends a request again on its own (a password check sent
             // twice would count one typo twice); only sendRetryingOnce does, and only when it never left.
             headers: ["Content-Type": "application/json", "Accept": "application/json"],
@@ -88,7 +151,7 @@ public struct HTTPKeyService: KeyService {
         )
         let response = try await sendRetryingOnce(request)
         guard response.status == 200 else { throw .keyService(status: response.status, during: call, host: host) }
-        return try decode(response.body, during: call)
+        return response.body
     }
 
     private func sendRetryingOnce(_ request: HTTPRequest) async throws(VaultError) -> HTTPResponse {

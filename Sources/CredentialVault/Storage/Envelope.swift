@@ -50,6 +50,9 @@ struct Envelope: Codable, Sendable {
     var kdf: KDF
     /// Where the token belongs (version 2; nil when the storage was made without a binding).
     var binding: EnvelopeBinding?
+    /// The key's key-service protocol, when it is not v1 (``KeyServiceVersion``): `2` for an OPRF key. Part of the
+    /// key boxes' associated data, so an envelope edited to ask for a v1 login of a v2 key opens nothing.
+    var keyServiceProtocol: Int?
     /// The data key sealed under the password path (version 2).
     var passwordWrap: Box?
     /// The data key sealed under the device path, while device unlock is on (version 2).
@@ -64,6 +67,9 @@ struct Envelope: Codable, Sendable {
     var updatedAt: Int64
 
     var isVersion1: Bool { format == Self.version1 }
+
+    /// The key-service protocol of the key (v1 when the header names none).
+    var keyServiceVersion: KeyServiceVersion { keyServiceProtocol.flatMap(KeyServiceVersion.init) ?? .v1 }
 
     /// `payload` of an envelope whose refresh token was erased at logout: the token box is empty, the user, the key
     /// boxes and device unlock stay. Only the token box's associated data covers `payload`, so the key boxes still
@@ -93,6 +99,7 @@ struct Envelope: Codable, Sendable {
         keyId: String,
         parameters: Argon2idParameters,
         binding: EnvelopeBinding?,
+        keyServiceVersion: KeyServiceVersion = .v1,
         passwordKey: SecureBytes,
         now: Date
     ) throws(CryptoError) -> (envelope: Envelope, dataKey: SecureBytes) {
@@ -107,6 +114,7 @@ struct Envelope: Codable, Sendable {
                 salt: Base64URL.encode(parameters.salt)
             ),
             binding: binding,
+            keyServiceProtocol: keyServiceVersion == .v1 ? nil : keyServiceVersion.rawValue,
             passwordWrap: nil,
             deviceWrap: nil,
             payload: nil,
@@ -207,6 +215,8 @@ struct Envelope: Codable, Sendable {
             data.number(0)
         }
         data.number(UInt64(bitPattern: createdAt))
+        // Only when set, so the boxes sealed before protocol v2 existed keep their associated data.
+        if let keyServiceProtocol { data.number(UInt64(bitPattern: Int64(keyServiceProtocol))) }
         return data.bytes
     }
 
@@ -282,6 +292,12 @@ struct Envelope: Codable, Sendable {
         }
         if let payload = envelope.payload, !SealedRecord.payloads.contains(payload), payload != loggedOutPayload {
             throw .unsupportedFormat(path: path, format: "\(envelope.format) holding \(payload)")
+        }
+        if let version = envelope.keyServiceProtocol {
+            // Only v2 is ever written; v1 is the field's absence.
+            guard version == KeyServiceVersion.v2.rawValue, !envelope.isVersion1 else {
+                throw .unsupportedFormat(path: path, format: "\(envelope.format) with key-service protocol \(version)")
+            }
         }
         guard envelope.isVersion1 || envelope.passwordWrap != nil else {
             throw .damagedRecord(path: path, "the password box is missing")

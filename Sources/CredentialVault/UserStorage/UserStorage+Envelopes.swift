@@ -156,7 +156,8 @@ extension UserStorage {
         }
     }
 
-    /// Argon2id's 64 bytes: the first half is sent (as the key-service secret), the second never leaves.
+    /// Argon2id's 64 bytes: the first half is the key-service secret (sent in v1, blinded in v2), the second never
+    /// leaves.
     func deriveSecrets(
         _ password: String,
         _ parameters: Argon2idParameters
@@ -176,12 +177,12 @@ extension UserStorage {
     /// The record says whether the count is complete: it is written as `0` at a success and for a new key, so a
     /// count that starts without it (the record removed, or a store that could not take it) is kept as `N?`, at
     /// least N (``wrongPasswordsKnownHere(userId:)`` is then nil).
-    func countingAttempts(
+    func countingAttempts<Opened>(
         userId: String,
-        _ call: () async throws(VaultError) -> KeyServiceKey
-    ) async throws(VaultError) -> KeyServiceKey {
+        _ call: () async throws(VaultError) -> Opened
+    ) async throws(VaultError) -> Opened {
         let name = StoreFile.attempts.name(userId: userId)
-        let result: Result<KeyServiceKey, VaultError>
+        let result: Result<Opened, VaultError>
         do { result = .success(try await keyServiceCall(call)) } catch { result = .failure(error) }
         switch result {
         case .success(let key):

@@ -25,12 +25,23 @@ extension UserStorage {
         let started = clock.now
         let (authSecret, wrapKey) = try await deriveSecrets(password, parameters)
         let derived = clock.now
+        var opened: (refreshToken: RefreshToken, envelope: UnlockedEnvelope)
+        if envelope.keyServiceVersion == .v2 {
+            let (dataKey, key) = try await countingAttempts(userId: userId) { () async throws(VaultError) in
+                try await openPasswordBox(envelope, input: authSecret, wrapKey: wrapKey)
+            }
+            let finished = clock.now
+            guard key.keyId == envelope.keyId else { throw VaultError.wrongKey }
+            opened = try open(envelope, dataKey: dataKey, key: key)
+            opened.envelope.timings = (keyDerivation: derived - started, keyService: finished - derived)
+            logger.debug("the password opened the envelope (key-service protocol v2)")
+            return opened
+        }
         let key = try await countingAttempts(userId: userId) { () async throws(VaultError) in
             try await keyService.getKey(keyId: envelope.keyId, secret: authSecret.base64URLEncoded())
         }
         let finished = clock.now
         guard key.keyId == envelope.keyId else { throw VaultError.wrongKey }
-        var opened: (refreshToken: RefreshToken, envelope: UnlockedEnvelope)
         if envelope.isVersion1 {
             opened = try upgrade(envelope, wrapKey: wrapKey, key: key)
         } else {
@@ -101,8 +112,9 @@ extension UserStorage {
         return opened
     }
 
-    /// Seals `refreshToken` under a new password: a new salt, a new key at the key service, a new envelope
-    /// with a new data key, written atomically. Turns device unlock off (it belonged to the old key).
+    /// Seals `refreshToken` under a new password: a new salt, a new key at the key service (of this storage's
+    /// ``keyServiceVersion``: so a v1 login moves to v2 at its next new password), a new envelope with a new data key,
+    /// written atomically. Turns device unlock off (it belonged to the old key).
     func sealUnderNewPassword(
         _ refreshToken: RefreshToken,
         password: String
@@ -119,8 +131,18 @@ extension UserStorage {
             throw .invalidConfiguration("the Argon2id cost for new passwords is unusable: \(error.reason)")
         }
         let (authSecret, wrapKey) = try await deriveSecrets(password, parameters)
-        let key = try await keyServiceCall { () async throws(VaultError) in
-            try await keyService.createKey(secret: authSecret.base64URLEncoded())
+        let key: KeyServiceKey
+        let passwordKey: SecureBytes
+        switch keyServiceVersion {
+        case .v1:
+            key = try await keyServiceCall { () async throws(VaultError) in
+                try await keyService.createKey(secret: authSecret.base64URLEncoded())
+            }
+            passwordKey = try crypto(.cryptoFailed("sealing the refresh token failed")) { () throws(CryptoError) in
+                try EnvelopeKeys.password(wrapKey: wrapKey, serverKey: key.key)
+            }
+        case .v2:
+            (key, passwordKey) = try await createKeyVersion2(input: authSecret, wrapKey: wrapKey)
         }
         let (envelope, dataKey) = try crypto(.cryptoFailed("sealing the refresh token failed")) {
             () throws(CryptoError) in
@@ -130,7 +152,8 @@ extension UserStorage {
                 keyId: key.keyId,
                 parameters: parameters,
                 binding: binding(for: refreshToken),
-                passwordKey: try EnvelopeKeys.password(wrapKey: wrapKey, serverKey: key.key),
+                keyServiceVersion: keyServiceVersion,
+                passwordKey: passwordKey,
                 now: now()
             )
         }

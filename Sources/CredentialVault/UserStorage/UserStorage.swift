@@ -19,6 +19,8 @@ public actor UserStorage {
     static let attemptsBeforeLock = 3
 
     let keyService: any KeyService
+    /// The key-service protocol of the keys this storage creates (existing envelopes open with their own).
+    let keyServiceVersion: KeyServiceVersion
     let store: FileStore
     let deviceSecrets: any DeviceSecretStore
     let binding: EnvelopeBinding?
@@ -36,6 +38,8 @@ public actor UserStorage {
     ///   - binding: the issuer, client and key service the stored tokens belong to; sealed into every
     ///     envelope, and a stored login of another binding is refused before anything is sent. ``Vault``
     ///     passes its configuration's; nil stores and checks none.
+    ///   - keyServiceVersion: the key-service protocol of new keys (a new password); an envelope opens with the
+    ///     protocol its header names. v1 (TIM's) by default; v2 when the key service serves it (``KeyServiceVersion``).
     ///   - minimumPasswordLength: the fewest characters a new password may have (at least 1: an empty password
     ///     is always refused). Short PINs are reasonable: the key service locks after three wrong ones.
     ///   - opsLimit, memLimitBytes: Argon2id cost for new passwords; existing envelopes keep their own.
@@ -45,6 +49,7 @@ public actor UserStorage {
         directory: URL? = nil,
         deviceSecrets: (any DeviceSecretStore)? = nil,
         binding: EnvelopeBinding? = nil,
+        keyServiceVersion: KeyServiceVersion = .v1,
         minimumPasswordLength: Int = 1,
         opsLimit: UInt64 = Argon2idParameters.defaultOpsLimit,
         memLimitBytes: UInt64 = Argon2idParameters.defaultMemLimitBytes,
@@ -58,6 +63,7 @@ public actor UserStorage {
             base: deviceSecrets ?? FileDeviceSecretStore(directory: directory)
         )
         self.binding = binding
+        self.keyServiceVersion = keyServiceVersion
         self.minimumPasswordLength = max(1, minimumPasswordLength)
         self.opsLimit = opsLimit
         self.memLimitBytes = memLimitBytes

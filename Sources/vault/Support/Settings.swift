@@ -109,9 +109,16 @@ struct Settings {
         fileKey: "caFile",
         help: "certificate authorities (PEM) trusted for https besides the system's (default: SSL_CERT_FILE, alone)"
     )
+    static let keyServiceProtocolKey = Key(
+        name: "key-service-protocol",
+        flag: nil,
+        environment: "CREDENTIAL_VAULT_KEY_SERVICE_PROTOCOL",
+        fileKey: "keyServiceProtocol",
+        help: "v1 (TIM's, the default) or v2 (OPRF) for new passwords; a stored login keeps its own"
+    )
     static let allKeys = [
         fhirKey, issuerKey, clientIdKey, keyServiceKey, storeKey, userKey, scopesKey, redirectURIKey, timeoutKey,
-        clientSecretFileKey, clientKeyFileKey, clientAuthKey, caFileKey,
+        clientSecretFileKey, clientKeyFileKey, clientAuthKey, caFileKey, keyServiceProtocolKey,
     ]
 
     let configFile: Setting
@@ -129,6 +136,9 @@ struct Settings {
     let clientAuth: Setting
     /// The CA file (PEM) trusted for https: `--ca-file`, `CREDENTIAL_VAULT_CA_FILE`, `caFile`, else `SSL_CERT_FILE`.
     let caFile: Setting
+
+    /// The key-service protocol of new passwords: `v1` (the default) or `v2`.
+    let keyServiceProtocol: Setting
 
     /// Whether the CA file replaces the system's authorities: only `SSL_CERT_FILE` does, as it does for OpenSSL and
     /// curl; every other source adds to them.
@@ -200,6 +210,9 @@ struct Settings {
         clientSecretFile = resolve(Self.clientSecretFileKey, flag: options.clientSecretFile)
         clientKeyFile = resolve(Self.clientKeyFileKey, flag: options.clientKeyFile)
         clientAuth = resolve(Self.clientAuthKey, flag: nil)
+        let keyServiceProtocol = resolve(Self.keyServiceProtocolKey, flag: nil)
+        self.keyServiceProtocol =
+            keyServiceProtocol.value == nil ? Setting(value: "v1", source: .builtIn) : keyServiceProtocol
         let caFile = resolve(Self.caFileKey, flag: options.caFile)
         if caFile.value == nil, let path = environment["SSL_CERT_FILE"], !path.isEmpty {
             self.caFile = Setting(value: path, source: .environment("SSL_CERT_FILE"))
@@ -224,6 +237,7 @@ struct Settings {
             ("client-key-file", clientKeyFile),
             ("client-auth", clientAuth),
             ("ca-file", caFile),
+            ("key-service-protocol", keyServiceProtocol),
             ("config-file", configFile),
         ]
     }

@@ -203,6 +203,13 @@ final class VaultContext {
             },
             requestTimeout: timeout
         )
+        let version = settings.keyServiceProtocol.value.map { $0.lowercased() }
+        guard let keyServiceProtocol = KeyServiceVersion.allCases.first(where: { "\($0)" == version }) else {
+            throw CLIError.configuration(
+                "the key-service protocol (\(settings.keyServiceProtocol.source)) must be v1 or v2"
+            )
+        }
+        configuration.keyServiceProtocol = keyServiceProtocol
         // Offline nothing is sent: a damaged CA file never blocks `logout --local-only`.
         configuration.trustRoots = offline ? nil : try trustRoots(settings)
         return configuration

@@ -11,6 +11,8 @@ struct VaultFixture {
     let directory: URL
     let keyService: HTTPKeyService
     let storage: UserStorage
+    /// The key-service protocol of the keys ``storage`` (and ``secondStorage()``) create.
+    let keyServiceVersion: KeyServiceVersion
     /// The test authority's certificate, mode 0600 in ``root``, when the server speaks https: a child process's
     /// `CREDENTIAL_VAULT_CA_FILE`.
     let caFile: URL?
@@ -28,6 +30,7 @@ struct VaultFixture {
     static func with<Result>(
         _ configuration: KeyServiceMockConfiguration = .init(),
         tls: Bool = true,
+        keyServiceVersion: KeyServiceVersion = .v1,
         isolation: isolated (any Actor)? = #isolation,
         _ body: (VaultFixture) async throws -> Result
     ) async throws -> Result {
@@ -50,9 +53,11 @@ struct VaultFixture {
                 storage: UserStorage(
                     keyService: keyService,
                     directory: directory,
+                    keyServiceVersion: keyServiceVersion,
                     opsLimit: opsLimit,
                     memLimitBytes: memLimitBytes
                 ),
+                keyServiceVersion: keyServiceVersion,
                 caFile: configuration.tls == nil ? nil : try TestCertificateAuthority.shared.writeCertificate(in: root)
             )
             return try await body(fixture)
@@ -79,6 +84,7 @@ struct VaultFixture {
         UserStorage(
             keyService: keyService,
             directory: directory,
+            keyServiceVersion: keyServiceVersion,
             opsLimit: Self.opsLimit,
             memLimitBytes: Self.memLimitBytes
         )

@@ -124,6 +124,8 @@ enum LoginBenchmark {
 
         print("")
         try await TLSRow.run(iterations: iterations, password: password, root: root)
+        print("")
+        try await ProtocolV2Row.run(iterations: iterations, password: password, root: root)
     }
 
     static func follow(_ url: URL, transport: any HTTPTransport = DefaultHTTPTransport.make()) async {
