@@ -43,7 +43,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         help: """
             The path createkey and key are below; a TIM deployment uses /auth/realms/REALM/keyservice/v1. Protocol 2 \
-            is beside it, with v2 for its last v1 (below it, /v2, for a base that does not end in /v1).
+            is served beside it, with v2 for its last v1 (not at all for a base that does not end in /v1).
             """
     )
     var basePath = "/keyservice/v1"
@@ -146,7 +146,14 @@ struct ServeCommand: AsyncParsableCommand {
         router.add(middleware: ServerErrorMiddleware())
         let keyServiceRoutes = KeyServiceRoutes(service: service, forwardedClientHeader: clientAddressHeader)
         keyServiceRoutes.add(to: router, basePath: basePath)
-        keyServiceRoutes.addProtocolV2(to: router, basePath: KeyServiceRoutes.protocolV2BasePath(besideV1: basePath))
+        if let basePathV2 = KeyServiceRoutes.protocolV2BasePath(besideV1: basePath) {
+            keyServiceRoutes.addProtocolV2(to: router, basePath: basePathV2)
+        } else {
+            logger.notice(
+                "protocol 2 is not served: its base is the sibling of a --base-path ending in /v1",
+                metadata: ["base-path": "\(basePath)"]
+            )
+        }
         OperationsRoutes(storage: opened.storage, registry: registry).add(to: router)
 
         let scheme = tls == nil ? "http" : "https"

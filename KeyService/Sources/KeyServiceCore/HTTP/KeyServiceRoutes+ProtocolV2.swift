@@ -10,10 +10,11 @@ import VaultCrypto
 /// protocol 1. A locked key answers 403 (never 204). Each decision is logged at `.debug` with the key id only: never
 /// a blinded or evaluated element, a nonce, a proof, an auth key, a long secret or a key.
 extension KeyServiceRoutes {
-    /// The protocol 2 base beside a protocol 1 base: `…/keyservice/v1` becomes `…/keyservice/v2`; any other base
-    /// gets `/v2` below it.
-    package static func protocolV2BasePath(besideV1 basePath: String) -> String {
-        basePath.hasSuffix("/v1") ? String(basePath.dropLast(3)) + "/v2" : basePath + "/v2"
+    /// The protocol 2 base beside a protocol 1 base: `…/keyservice/v1` becomes `…/keyservice/v2`. Nil for a base
+    /// whose last component is not `v1`: the client names protocol 2's base only beside one that is
+    /// (CredentialVault's `TIMLayout`), so no client could reach it.
+    package static func protocolV2BasePath(besideV1 basePath: String) -> String? {
+        basePath.hasSuffix("/v1") ? String(basePath.dropLast(3)) + "/v2" : nil
     }
 
     /// Adds protocol 2's calls below `basePath` (`/auth/realms/{realm}/keyservice/v2` beside a TIM deployment's v1).

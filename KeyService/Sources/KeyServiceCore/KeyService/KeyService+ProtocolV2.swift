@@ -178,7 +178,7 @@ extension KeyService {
         var authKey = try ProtocolV2Derivation.seal(sealed, as: .authKey, keyId: row.keyId, pepper: pepper)
         defer { VerifierDerivation.zero(&authKey) }
         let expected = try ProtocolV2Derivation.proof(authKey: authKey, keyId: row.keyId, nonce: nonce)
-        return ConstantTime.equal(Data(expected), Data(proof)) ? which : .wrong
+        return ConstantTime.equal(expected, Data(proof)) ? which : .wrong
     }
 
     /// Moves a protocol 2 key to the newest pepper: each sealed value unsealed under its old pepper and sealed

@@ -2,7 +2,7 @@ import Foundation
 import VaultCrypto
 
 /// Protocol 2's derived values on the server: the pads that seal a key's OPRF key, auth key and long secret under
-/// a pepper, and the proof a `confirm` must carry.
+/// a pepper. (The proof a `confirm` carries is VaultCrypto's ``KeyServiceProof``, the rule the client shares.)
 ///
 /// A pad is keyed BLAKE2b under the pepper over the key id: only the database AND the pepper together give back
 /// what it seals. Nothing secret is stored raw but the data key (as in protocol 1).
@@ -22,11 +22,8 @@ enum ProtocolV2Derivation {
         }
     }
 
-    /// The proof's domain, shared with the client (the protocol's spec): never change it.
-    private static let confirmDomain = "credential-vault/keyservice-v2/confirm"
-
     /// The length of a nonce, an auth key, an OPRF key and a long secret.
-    static let valueLength = 32
+    static let valueLength = KeyServiceProof.length
 
     /// `value` XOR the pad of `sealed` for `keyId` under `pepper`: seals a raw value, and unseals a sealed one.
     /// Zero the result when it is a raw secret.
@@ -37,11 +34,10 @@ enum ProtocolV2Derivation {
         return VerifierDerivation.xor(value, pad)
     }
 
-    /// `BLAKE2b-256(key: authKey, "credential-vault/keyservice-v2/confirm", UTF8(keyid) || 0x00 || nonce)`: the
-    /// proof that the client opened its envelope for the evaluation that answered `nonce`.
-    static func proof(authKey: [UInt8], keyId: String, nonce: [UInt8]) throws -> [UInt8] {
-        let key = SecureBytes(authKey)
-        return try BLAKE2b.keyedHashBytes(key: key, domain: confirmDomain, message: Array(keyId.utf8) + [0] + nonce)
+    /// The proof that the client opened its envelope for the evaluation that answered `nonce`, made with the
+    /// key's auth key (``KeyServiceProof``).
+    static func proof(authKey: [UInt8], keyId: String, nonce: [UInt8]) throws -> Data {
+        try KeyServiceProof.proof(authKey: SecureBytes(authKey), keyId: keyId, nonce: Data(nonce))
     }
 
     /// A protocol 2 key's verifiers under `pepper` of `version`: the long secret's verifier as protocol 1 keeps it,
