@@ -127,7 +127,7 @@ struct KeyServiceV2Tests {
             }
             #expect(downgraded?.kind == .envelopeDidNotOpen)
             #expect(downgraded?.isWrongPassword == false)
-            #expect(downgraded?.localizedDescription.contains("protocol v2") == true)
+            #expect(downgraded?.reason.contains("protocol v2") == true)
             #expect(await vault.server.failedAttempts(keyId: keyId) == 0)
 
             // A protocol no version writes is refused before anything is sent.
