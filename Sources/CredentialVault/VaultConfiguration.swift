@@ -60,6 +60,10 @@ public struct VaultConfiguration: Sendable {
     /// system's alone. Used by the default transport (``DefaultHTTPTransport``) on Linux; on Apple platforms extra
     /// roots are not used and pinned ones make every request fail (see ``DefaultHTTPTransport``).
     public var trustRoots: TrustRoots?
+    /// When a login binds its tokens to a key (DPoP, RFC 9449): ``DPoPSetting/whenOffered`` (the default) when the
+    /// issuer lists ES256 in `dpop_signing_alg_values_supported`, ``DPoPSetting/always`` or ``DPoPSetting/never``.
+    /// A stored login keeps what it was made with: its key is sealed beside its refresh token.
+    public var dpop: DPoPSetting = .whenOffered
 
     /// The scopes asked for by default: `openid offline_access`.
     public static let defaultScopes = ["openid", "offline_access"]

@@ -61,6 +61,9 @@ public struct KeyServiceMockConfiguration: Sendable {
     /// Whether discovery names a revocation endpoint (RFC 7009); `true` by default. Off, the server behaves like an
     /// issuer that offers no revocation (the route still answers, but no client is told of it).
     public var offersRevocation: Bool = true
+    /// DPoP (RFC 9449, ``DPoPMode``); nil, the default, leaves it off: discovery lists no DPoP algorithm and proofs
+    /// are ignored.
+    public var dpop: DPoPMode? = nil
     /// The clock every expiry is computed and checked with; inject a ``ManualClock`` in tests.
     public var now: @Sendable () -> Date = { Date() }
     /// Whether SIGINT and SIGTERM stop the server gracefully (for the `keyservice-mock` executable).

@@ -177,7 +177,8 @@ public final class KeyServiceMockServer: Sendable {
             smartStore: smartStore,
             backendServices: try BackendServices(configuration.smart?.backendClients ?? []),
             tokenRequests: tokenRequestCounts,
-            registry: registry
+            registry: registry,
+            dpop: configuration.dpop.map { DPoPVerifier(mode: $0) }
         )
         // The key table lives in the state's SQLite file, beside the identity provider's tables.
         let keyService = KeyService(

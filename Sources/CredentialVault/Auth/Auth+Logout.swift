@@ -75,13 +75,13 @@ extension Auth {
     private func revoke(_ refreshToken: RefreshToken) async throws(VaultError) {
         let metadata = try await metadata()
         guard let url = metadata.revocationEndpoint else { throw .revocationNotOffered }
-        try await RevocationEndpoint(
-            endpoint: try authenticated(
-                url,
-                methods: metadata.revocationEndpointAuthMethods ?? metadata.tokenEndpointAuthMethods,
-                as: refreshToken.client
-            )
+        var endpoint = try authenticated(
+            url,
+            methods: metadata.revocationEndpointAuthMethods ?? metadata.tokenEndpointAuthMethods,
+            as: refreshToken.client
         )
-        .revoke(refreshToken.token)
+        // A server that binds refresh tokens to the key may ask for the key's proof to revoke one too.
+        endpoint.dpop = refreshToken.dpopKey.map(dpopProofs(for:))
+        try await RevocationEndpoint(endpoint: endpoint).revoke(refreshToken.token)
     }
 }

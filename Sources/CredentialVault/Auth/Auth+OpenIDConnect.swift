@@ -135,7 +135,9 @@ extension Auth {
         }
 
         let code = try Self.code(from: redirect, state: state, redirectURI: redirectURI, metadata: metadata)
-        let endpoint = try await tokenEndpoint(for: registration)
+        // DPoP (RFC 9449): a new key for this login, whose proofs go with the code; kept only when the issuer binds.
+        let dpopKey = usesDPoP(metadata) ? DPoPKey() : nil
+        let endpoint = try await tokenEndpoint(for: registration, dpop: dpopKey)
         let requestedAt = configuration.monotonicNow()
         let response: TokenResponse
         do {
@@ -160,7 +162,13 @@ extension Auth {
         endSession()
         session = ActiveSession(
             userId: userId,
-            refreshToken: RefreshToken(token: refresh, userId: userId, context: response.context, client: registration),
+            refreshToken: RefreshToken(
+                token: refresh,
+                userId: userId,
+                context: response.context,
+                client: registration,
+                dpopKey: boundKey(dpopKey, response)
+            ),
             idToken: idToken
         )
         let token = accessToken(response, userId: userId)

@@ -29,6 +29,8 @@ public actor Auth {
     private var fresh: (token: AccessToken, until: ContinuousClock.Instant)?
     private var refreshInFlight: (sessionId: UUID, task: Task<Result<AccessToken, VaultError>, Never>)?
     var pendingRedirect: (id: UUID, prefix: String, continuation: CheckedContinuation<URL?, Never>)?
+    /// The servers' newest DPoP nonces, for every proof this `Auth` makes (``dpopProofs(for:)``).
+    let dpopNonces = DPoPNonces()
 
     /// An auth over `userStorage` (use ``Vault`` to build both from one configuration).
     ///
@@ -212,17 +214,24 @@ public actor Auth {
         _ refreshToken: RefreshToken
     ) async throws(VaultError) -> (TokenResponse, ClientRegistration?) {
         guard let registration = refreshToken.client, registration.hasPendingKey else {
-            return (try await tokenEndpoint(for: refreshToken.client).refresh(refreshToken.token), nil)
+            return (
+                try await tokenEndpoint(for: refreshToken.client, dpop: refreshToken.dpopKey).refresh(
+                    refreshToken.token
+                ), nil
+            )
         }
         do {
-            let response = try await tokenEndpoint(for: registration, pendingKey: true).refresh(refreshToken.token)
+            let response = try await tokenEndpoint(for: registration, pendingKey: true, dpop: refreshToken.dpopKey)
+                .refresh(refreshToken.token)
             configuration.logger.debug("the issuer accepted the client's new key; the old one is dropped")
             return (response, registration.promotingPendingKey())
         } catch {
             // A bare 400 or 401 reads as a dead login; the old key's request tells which it is.
             guard error.httpStatus == 400 || error.httpStatus == 401 || error.isLoginExpired else { throw error }
             configuration.logger.debug("the issuer refused the client's new key; signing with the old one")
-            return (try await tokenEndpoint(for: registration).refresh(refreshToken.token), nil)
+            return (
+                try await tokenEndpoint(for: registration, dpop: refreshToken.dpopKey).refresh(refreshToken.token), nil
+            )
         }
     }
 
@@ -233,7 +242,8 @@ public actor Auth {
             token: response.accessToken,
             userId: userId,
             expiresIn: response.expiresIn,
-            now: configuration.now()
+            now: configuration.now(),
+            tokenType: response.context["token_type"]?.stringValue
         )
     }
 
@@ -316,20 +326,22 @@ public actor Auth {
         guard issuer.isSecureOrLoopback else { throw .insecureURL(issuer, role: "the issuer", origin: .issuer) }
     }
 
-    /// The token endpoint, for the client `registration` (the configured client when nil).
+    /// The token endpoint, for the client `registration` (the configured client when nil); with `dpop`, every
+    /// request carries a proof signed by that key.
     func tokenEndpoint(
         for registration: ClientRegistration?,
-        pendingKey: Bool = false
+        pendingKey: Bool = false,
+        dpop: DPoPKey? = nil
     ) async throws(VaultError) -> TokenEndpoint {
         let metadata = try await metadata()
-        return TokenEndpoint(
-            endpoint: try authenticated(
-                metadata.tokenEndpoint,
-                methods: metadata.tokenEndpointAuthMethods,
-                as: registration,
-                pendingKey: pendingKey
-            )
+        var endpoint = try authenticated(
+            metadata.tokenEndpoint,
+            methods: metadata.tokenEndpointAuthMethods,
+            as: registration,
+            pendingKey: pendingKey
         )
+        endpoint.dpop = dpop.map(dpopProofs(for:))
+        return TokenEndpoint(endpoint: endpoint)
     }
 
     /// `url` as an endpoint the client authenticates at: the client this library registered for the login

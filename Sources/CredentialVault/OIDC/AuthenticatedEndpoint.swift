@@ -13,6 +13,9 @@ struct AuthenticatedEndpoint: Sendable {
     let transport: any HTTPTransport
     let timeout: TimeInterval
     let logger: Logger
+    /// The login's DPoP proofs (RFC 9449), when its tokens are bound to a key: every request carries one
+    /// (``AuthenticatedEndpoint+DPoP.swift``).
+    var dpop: DPoPProofs? = nil
 
     var host: String { url.displayHost }
 
@@ -20,7 +23,14 @@ struct AuthenticatedEndpoint: Sendable {
     /// - Returns: the answer, whatever its status, or the transport's failure for the caller to name.
     /// - Throws: ``VaultError`` only when the request cannot be made (a client key that does not sign).
     func post(_ fields: [String: String]) async throws(VaultError) -> Result<HTTPResponse, TransportError> {
-        let request = try await authentication.formRequest(
+        guard dpop != nil else { return try await send(fields) }
+        return try await sendWithDPoP(fields)
+    }
+
+    /// One POST of `fields`, with the client's authentication (made anew each time: an assertion's `jti` is fresh)
+    /// and, with DPoP, a fresh proof.
+    func send(_ fields: [String: String]) async throws(VaultError) -> Result<HTTPResponse, TransportError> {
+        var request = try await authentication.formRequest(
             to: url,
             fields: fields,
             clientId: clientId,
@@ -28,6 +38,7 @@ struct AuthenticatedEndpoint: Sendable {
             now: now(),
             timeout: timeout
         )
+        if let dpop { request.headers["DPoP"] = dpop.proof(method: "POST", url: url) }
         do {
             return .success(try await transport.send(request, logger: logger))
         } catch {

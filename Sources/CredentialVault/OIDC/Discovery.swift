@@ -19,6 +19,7 @@ struct Discovery: Sendable {
         let token_endpoint_auth_methods_supported: [String]?
         let revocation_endpoint_auth_methods_supported: [String]?
         let authorization_response_iss_parameter_supported: Bool?
+        let dpop_signing_alg_values_supported: [String]?
     }
 
     func metadata(for issuer: URL) async throws(VaultError) -> ProviderMetadata {
@@ -45,7 +46,7 @@ struct Discovery: Sendable {
                 }
             }
         }
-        return try ProviderMetadata(
+        var metadata = try ProviderMetadata(
             issuer: issuer,
             issuerIdentifier: issuerText,
             authorizationEndpoint: authorization,
@@ -59,6 +60,8 @@ struct Discovery: Sendable {
             revocationEndpointAuthMethods: revocationMethods,
             authorizationResponseIssuer: document.authorization_response_iss_parameter_supported ?? false
         )
+        metadata.dpopSigningAlgorithms = document.dpop_signing_alg_values_supported
+        return metadata
     }
 
     private func fetch(_ url: URL) async throws(VaultError) -> Document {

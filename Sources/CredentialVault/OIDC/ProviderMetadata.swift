@@ -29,6 +29,9 @@ public struct ProviderMetadata: Sendable, Equatable {
     /// `authorization_response_iss_parameter_supported` (RFC 9207): the issuer puts `iss` in every authorization
     /// response, so one without it is refused.
     public let authorizationResponseIssuer: Bool
+    /// `dpop_signing_alg_values_supported` (RFC 9449 section 5.1), when the document lists it: with ES256 among
+    /// them a login binds its tokens to a key (``VaultConfiguration/dpop``).
+    public var dpopSigningAlgorithms: [String]? = nil
 
     /// Metadata discovered elsewhere (SMART on FHIR's `.well-known/smart-configuration` or CapabilityStatement),
     /// for ``VaultConfiguration/providerMetadata``.
