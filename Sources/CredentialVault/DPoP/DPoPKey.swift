@@ -1,5 +1,5 @@
 import CryptoExtras
-public import Foundation
+import Foundation
 import VaultCrypto
 
 /// The private key a login's tokens are bound to (DPoP, RFC 9449): a P-256 key made by swift-crypto at the login,
