@@ -27,12 +27,18 @@ struct DPoPCommandTests {
 
             let issuer = try #require(sandbox.server?.issuer)
             let userinfo = issuer.appending(path: "protocol/openid-connect/userinfo")
+            // Without an agent each unlock refreshes: --json gives the proof with the token its ath is made for.
             let proof = try await sandbox.run(
-                ["dpop-proof", "--method", "GET", "--url", userinfo.absoluteString + "?q=1", "--password-stdin"],
+                ["dpop-proof", "--json", "--url", userinfo.absoluteString + "?q=1", "--password-stdin"],
                 stdin: "\(Self.password)\n"
             )
             try #require(proof.status == 0, "\(proof.stderr)")
-            let text = proof.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let pair = try #require(
+                try JSONSerialization.jsonObject(with: Data(proof.stdout.utf8)) as? [String: Any]
+            )
+            let text = try #require(pair["proof"] as? String)
+            let bound = try #require(pair["token"] as? String)
+            #expect(!bound.isEmpty && !token.isEmpty)
             #expect(text.split(separator: ".").count == 3)
             let claims = try #require(
                 try JSONSerialization.jsonObject(with: Self.base64URL(text.split(separator: ".")[1])) as? [String: Any]
@@ -43,8 +49,9 @@ struct DPoPCommandTests {
             // The proof's process had no nonce yet (a new process), or had one from its own refresh: either way the
             // issuer answers, taking it or naming the nonce.
             let caFile = try #require(sandbox.environment["CREDENTIAL_VAULT_CA_FILE"])
-            let answer = try await DefaultHTTPTransport.make(trustRoots: try TrustRoots(pemFile: caFile)).send(
-                HTTPRequest(method: "GET", url: userinfo, headers: ["Authorization": "DPoP \(token)", "DPoP": text])
+            let transport = DefaultHTTPTransport.make(trustRoots: try TrustRoots(pemFile: caFile))
+            let answer = try await transport.send(
+                HTTPRequest(method: "GET", url: userinfo, headers: ["Authorization": "DPoP \(bound)", "DPoP": text])
             )
             #expect(answer.status == 200 || DPoPProofs.nonceRequested(by: answer) != nil)
 
@@ -55,6 +62,24 @@ struct DPoPCommandTests {
             #expect(exec.status == 0, "\(exec.stderr)")
             #expect(!exec.stdout.contains("\"d\""), "no private key in the command's environment")
             #expect(exec.stdout.contains("ACCESS_TOKEN="))
+
+            // With an agent, `token` and `dpop-proof` agree on the access token, and the issuer takes the pair.
+            try await AgentTests.withAgent(sandbox) { _ in
+                let agentToken = try await sandbox.run(["token"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                let agentProof = try await sandbox.run(["dpop-proof", "--url", userinfo.absoluteString])
+                #expect(agentProof.status == 0, "\(agentProof.stderr)")
+                let taken = try await transport.send(
+                    HTTPRequest(
+                        method: "GET",
+                        url: userinfo,
+                        headers: [
+                            "Authorization": "DPoP \(agentToken)",
+                            "DPoP": agentProof.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
+                        ]
+                    )
+                )
+                #expect(taken.status == 200)
+            }
         }
     }
 

@@ -93,13 +93,17 @@ enum AgentClient {
     }
 
     /// A DPoP proof for one `method` request to `url` from the agent that serves these options' store and user, with
-    /// `ath` of the access token it hands out; nil when none runs.
+    /// `ath` of the access token it hands out (returned with it); nil when none runs.
     /// - Throws: ``CLIError`` with the agent's message and exit status when the agent answers with a failure.
-    static func dpopProof(_ options: ConnectionOptions, method: String, url: URL) async throws -> String? {
+    static func dpopProof(
+        _ options: ConnectionOptions,
+        method: String,
+        url: URL
+    ) async throws -> (proof: String, token: String?)? {
         guard let address = await VaultContext.agentAddress(options),
             let reply = await ask(AgentRequest(op: "dpop-proof", method: method, url: url.absoluteString), at: address)
         else { return nil }
-        if let proof = reply.proof { return proof }
+        if let proof = reply.proof { return (proof, reply.token) }
         throw CLIError(
             status: reply.exit.flatMap(ExitStatus.init(rawValue:)) ?? .failure,
             description: reply.error ?? "the agent gave no proof"

@@ -89,7 +89,11 @@ actor AgentSession {
             do {
                 // For a resource request: `ath` is the hash of the token the agent hands out now.
                 let token = try await auth.getAccessToken()
-                return AgentReply(proof: try await auth.dpopProof(method: method, url: url, accessToken: token.token))
+                return AgentReply(
+                    token: token.token,
+                    tokenType: token.tokenType,
+                    proof: try await auth.dpopProof(method: method, url: url, accessToken: token.token)
+                )
             } catch {
                 return .failure(CLIError.from(error, userId: userId))
             }

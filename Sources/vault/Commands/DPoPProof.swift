@@ -14,8 +14,9 @@ struct DPoPProof: AsyncParsableCommand {
             curl -H "Authorization: DPoP $(credential-vault token)" \
             -H "DPoP: $(credential-vault dpop-proof --method GET --url https://api.example/r)" https://api.example/r
             The proof carries ath (the hash of the access token `credential-vault token` prints) unless \
-            --token-request. The key never leaves the vault. Asks a running `credential-vault agent` first, as \
-            `credential-vault token` does.
+            --token-request. Without an agent every unlock refreshes, so a separate `token` call gets another access \
+            token: run an agent, or take both from --json: {"proof", "token"}. The key never leaves the vault. Asks \
+            a running `credential-vault agent` first, as `credential-vault token` does.
             """
     )
 
@@ -34,6 +35,9 @@ struct DPoPProof: AsyncParsableCommand {
     @Flag(help: "A proof for a token request: without ath (the access token's hash).")
     var tokenRequest = false
 
+    @Flag(help: "Print {\"proof\", \"token\"}: the proof and the access token its ath is made for.")
+    var json = false
+
     func validate() throws {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
             ["https", "http"].contains(scheme),
@@ -47,22 +51,28 @@ struct DPoPProof: AsyncParsableCommand {
         // validate() checked it.
         let target = URL(string: url)!
         if !agent.noAgent, !tokenRequest {
-            var proof: String?
+            var served: (proof: String, token: String?)?
             try await Command.run {
-                proof = try await AgentClient.dpopProof(connection, method: method.uppercased(), url: target)
+                served = try await AgentClient.dpopProof(connection, method: method.uppercased(), url: target)
             }
-            if let proof { return Terminal.output(proof) }
+            if let served { return output(served.proof, token: served.token) }
         }
-        var proof: String?
+        var served: (proof: String, token: String)?
         try await VaultContext.with(connection) { context in
             let (token, _) = try await context.unlockRegisteredUser(unlocking)
-            proof = try await context.auth.dpopProof(
+            let proof = try await context.auth.dpopProof(
                 method: method.uppercased(),
                 url: target,
                 accessToken: tokenRequest ? nil : token.token
             )
+            served = (proof, token.token)
         }
-        guard let proof else { throw ExitCode(ExitStatus.failure.rawValue) }
-        Terminal.output(proof)
+        guard let served else { throw ExitCode(ExitStatus.failure.rawValue) }
+        output(served.proof, token: served.token)
+    }
+
+    private func output(_ proof: String, token: String?) {
+        guard json else { return Terminal.output(proof) }
+        Terminal.output(Format.json(.object(["proof": .string(proof), "token": token.map { .string($0) } ?? .null])))
     }
 }
