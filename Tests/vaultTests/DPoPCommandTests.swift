@@ -53,6 +53,7 @@ struct DPoPCommandTests {
             let answer = try await transport.send(
                 HTTPRequest(method: "GET", url: userinfo, headers: ["Authorization": "DPoP \(bound)", "DPoP": text])
             )
+            // A new process knows only the token endpoint's nonce: the resource names its own.
             #expect(answer.status == 200 || DPoPProofs.nonceRequested(by: answer) != nil)
 
             let exec = try await sandbox.run(
@@ -78,7 +79,21 @@ struct DPoPCommandTests {
                         ]
                     )
                 )
-                #expect(taken.status == 200)
+                // The resource's own nonce: asked for once, then given to dpop-proof, and the agent keeps it.
+                let nonce = try #require(DPoPProofs.nonceRequested(by: taken))
+                let again = try await sandbox.run(["dpop-proof", "--url", userinfo.absoluteString, "--nonce", nonce])
+                #expect(again.status == 0, "\(again.stderr)")
+                let retried = try await transport.send(
+                    HTTPRequest(
+                        method: "GET",
+                        url: userinfo,
+                        headers: [
+                            "Authorization": "DPoP \(agentToken)",
+                            "DPoP": again.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
+                        ]
+                    )
+                )
+                #expect(retried.status == 200)
             }
         }
     }

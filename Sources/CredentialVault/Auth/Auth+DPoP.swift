@@ -78,11 +78,18 @@ extension Auth {
     }
 
     /// A DPoP proof signed by the stored login's key for one `method` request to `url`; with `accessToken` (a resource
-    /// request) it carries `ath`. For a program that sends its own requests (the CLI's `dpop-proof`).
+    /// request) it carries `ath`; with `nonce` (from the server's `DPoP-Nonce`) that nonce, which is also kept for the
+    /// next proof to that server. For a program that sends its own requests (the CLI's `dpop-proof`).
     /// - Throws: ``VaultError``: `.notLoggedIn`; `.invalidConfiguration` when the login is not bound to a key.
-    public func dpopProof(method: String, url: URL, accessToken: String? = nil) throws(VaultError) -> String {
+    public func dpopProof(
+        method: String,
+        url: URL,
+        accessToken: String? = nil,
+        nonce: String? = nil
+    ) throws(VaultError) -> String {
         guard let current = session else { throw .notLoggedIn }
         guard let key = current.refreshToken.dpopKey else { throw .notDPoPBound }
-        return dpopProofs(for: key).proof(method: method, url: url, accessToken: accessToken)
+        if let nonce { dpopNonces.remember(nonce, for: url) }
+        return dpopProofs(for: key).proof(method: method, url: url, accessToken: accessToken, nonce: nonce)
     }
 }

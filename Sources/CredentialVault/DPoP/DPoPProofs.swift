@@ -23,8 +23,9 @@ public struct DPoPProofs: Sendable {
         self.now = now
     }
 
-    /// A proof for one `method` request to `url`; with `accessToken` (a resource request) it carries `ath`.
-    public func proof(method: String, url: URL, accessToken: String? = nil) -> String {
+    /// A proof for one `method` request to `url`; with `accessToken` (a resource request) it carries `ath`. It carries
+    /// `nonce` when given (one the caller got from the server), else the server's newest kept in ``nonces``.
+    public func proof(method: String, url: URL, accessToken: String? = nil, nonce: String? = nil) -> String {
         let header: [String: Any] = ["typ": "dpop+jwt", "alg": "ES256", "jwk": key.publicJWK]
         var claims: [String: Any] = [
             "jti": Base64URL.encode(SecureRandom.bytes(count: 16)),
@@ -33,7 +34,7 @@ public struct DPoPProofs: Sendable {
             "iat": Int(now().timeIntervalSince1970),
         ]
         if let accessToken { claims["ath"] = Self.accessTokenHash(accessToken) }
-        if let nonce = nonces.nonce(for: url) { claims["nonce"] = nonce }
+        if let nonce = nonce ?? nonces.nonce(for: url) { claims["nonce"] = nonce }
         let signingInput = Self.segment(header) + "." + Self.segment(claims)
         // swift-crypto's ECDSA; the raw form (r || s, 64 bytes) is the JWS ES256 signature (RFC 7518 section 3.4).
         // Signing fails only without system randomness, and then nothing else works either.

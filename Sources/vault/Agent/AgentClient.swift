@@ -98,10 +98,12 @@ enum AgentClient {
     static func dpopProof(
         _ options: ConnectionOptions,
         method: String,
-        url: URL
+        url: URL,
+        nonce: String?
     ) async throws -> (proof: String, token: String?)? {
+        let request = AgentRequest(op: "dpop-proof", method: method, url: url.absoluteString, nonce: nonce)
         guard let address = await VaultContext.agentAddress(options),
-            let reply = await ask(AgentRequest(op: "dpop-proof", method: method, url: url.absoluteString), at: address)
+            let reply = await ask(request, at: address)
         else { return nil }
         if let proof = reply.proof { return (proof, reply.token) }
         throw CLIError(

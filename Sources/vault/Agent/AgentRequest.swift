@@ -7,4 +7,6 @@ struct AgentRequest: Codable, Sendable {
     var method: String? = nil
     /// For `dpop-proof`: the request's URL.
     var url: String? = nil
+    /// For `dpop-proof`: the server's `DPoP-Nonce`, when the caller got one.
+    var nonce: String? = nil
 }

@@ -92,7 +92,12 @@ actor AgentSession {
                 return AgentReply(
                     token: token.token,
                     tokenType: token.tokenType,
-                    proof: try await auth.dpopProof(method: method, url: url, accessToken: token.token)
+                    proof: try await auth.dpopProof(
+                        method: method,
+                        url: url,
+                        accessToken: token.token,
+                        nonce: request.nonce
+                    )
                 )
             } catch {
                 return .failure(CLIError.from(error, userId: userId))

@@ -38,6 +38,14 @@ struct DPoPProof: AsyncParsableCommand {
     @Flag(help: "Print {\"proof\", \"token\"}: the proof and the access token its ath is made for.")
     var json = false
 
+    @Option(
+        help: ArgumentHelp(
+            "The server's DPoP-Nonce (from its use_dpop_nonce refusal) for the proof to carry.",
+            valueName: "nonce"
+        )
+    )
+    var nonce: String?
+
     func validate() throws {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
             ["https", "http"].contains(scheme),
@@ -53,7 +61,12 @@ struct DPoPProof: AsyncParsableCommand {
         if !agent.noAgent, !tokenRequest {
             var served: (proof: String, token: String?)?
             try await Command.run {
-                served = try await AgentClient.dpopProof(connection, method: method.uppercased(), url: target)
+                served = try await AgentClient.dpopProof(
+                    connection,
+                    method: method.uppercased(),
+                    url: target,
+                    nonce: nonce
+                )
             }
             if let served { return output(served.proof, token: served.token) }
         }
@@ -63,7 +76,8 @@ struct DPoPProof: AsyncParsableCommand {
             let proof = try await context.auth.dpopProof(
                 method: method.uppercased(),
                 url: target,
-                accessToken: tokenRequest ? nil : token.token
+                accessToken: tokenRequest ? nil : token.token,
+                nonce: nonce
             )
             served = (proof, token.token)
         }

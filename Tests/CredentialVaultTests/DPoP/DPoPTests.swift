@@ -88,7 +88,24 @@ struct DPoPTests {
                 HTTPRequest(method: "GET", url: Self.userinfo(fixture))
             )
             #expect(answer.status == 200)
-            #expect(fixture.transport.count(endingWith: "/userinfo") == 1)
+            // The resource has a nonce of its own: one refusal, one retry with it, and the next request uses it.
+            #expect(fixture.transport.count(endingWith: "/userinfo") == 2)
+            #expect(
+                try await fixture.vault.auth.sendAuthorized(HTTPRequest(method: "GET", url: Self.userinfo(fixture)))
+                    .status == 200
+            )
+            #expect(fixture.transport.count(endingWith: "/userinfo") == 3)
+        }
+    }
+
+    @Test("no retry on any other refusal: a token endpoint's bare 400 is sent once")
+    func noRetryOnOtherErrors() async throws {
+        try await AuthFixture.with(dpop: DPoPMode(requiresNonce: true)) { fixture in
+            try await fixture.register()
+            let before = fixture.transport.count(endingWith: "/token")
+            fixture.server.faults.set(.bareStatus(400), for: .tokenEndpoint)
+            await #expect(throws: VaultError.self) { try await fixture.vault.auth.getAccessToken(forceRefresh: true) }
+            #expect(fixture.transport.count(endingWith: "/token") == before + 1)
         }
     }
 

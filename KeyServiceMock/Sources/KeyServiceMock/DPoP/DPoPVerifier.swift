@@ -11,8 +11,11 @@ import VaultCrypto
 /// server's nonce when ``DPoPMode/requiresNonce``. It also keeps which key each session's tokens are bound to.
 final class DPoPVerifier: Sendable {
     let mode: DPoPMode
-    /// The nonce every proof must carry when the mode requires one (one per server run).
-    let nonce = Base64URL.encode(SecureRandom.bytes(count: 16))
+    /// The nonce every token-endpoint proof must carry when the mode requires one (one per server run).
+    let tokenEndpointNonce = Base64URL.encode(SecureRandom.bytes(count: 16))
+    /// The resource's own nonce (userinfo): another than the token endpoint's, as a resource server may give, so a
+    /// client meets `use_dpop_nonce` at each.
+    let resourceNonce = Base64URL.encode(SecureRandom.bytes(count: 16))
     private let seenIds = NIOLockedValueBox<Set<String>>([])
     /// Session id → the thumbprint (RFC 7638) of the key its tokens are bound to.
     private let bindings = NIOLockedValueBox<[String: String]>([:])
@@ -74,6 +77,7 @@ final class DPoPVerifier: Sendable {
             let expected = Base64URL.encode(SHA256.hash(Data(accessToken.utf8)))
             guard claims.ath == expected else { throw refuse("ath is not the hash of the access token") }
         }
+        let nonce = place == .tokenEndpoint ? tokenEndpointNonce : resourceNonce
         if mode.requiresNonce, claims.nonce != nonce {
             throw Self.refusal("use_dpop_nonce", "use the server's DPoP-Nonce", place: place, nonce: nonce)
         }
