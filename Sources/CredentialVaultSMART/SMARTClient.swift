@@ -103,6 +103,7 @@ public actor SMARTClient: FHIRAccess {
             jwksURI: smart.jwksURI,
             tokenEndpointAuthMethods: smart.tokenEndpointAuthMethods
         )
+        configuration.providerMetadata?.dpopSigningAlgorithms = smart.dpopSigningAlgorithms
         let result = (smart, try Vault(configuration: configuration, transport: transport))
         discovered = result
         return result

@@ -25,6 +25,7 @@ struct SMARTDiscovery: Sendable {
         let token_endpoint_auth_methods_supported: [String]?
         let scopes_supported: [String]?
         let grant_types_supported: [String]?
+        let dpop_signing_alg_values_supported: [String]?
     }
 
     private struct CapabilityStatement: Decodable {
@@ -77,6 +78,7 @@ struct SMARTDiscovery: Sendable {
                 scopesSupported: document.scopes_supported,
                 grantTypesSupported: document.grant_types_supported
             )
+            .withDPoP(document.dpop_signing_alg_values_supported)
         }
         let firstProblem =
             first.status == 200 ? "is not a SMART configuration with both endpoints" : "answered HTTP \(first.status)"
