@@ -38,7 +38,7 @@ struct ClientKeyIdTests {
             "token_endpoint_auth_method": "private_key_jwt", "grant_types": ["authorization_code", "refresh_token"],
             "response_types": ["code"], "jwks": jwks,
         ]
-        let response = try await DefaultHTTPTransport.make().send(
+        let response = try await sandbox.transport().send(
             HTTPRequest(
                 method: "POST",
                 url: server.registrationEndpoint,
