@@ -323,7 +323,7 @@ public actor Auth {
     ) async throws(VaultError) -> TokenEndpoint {
         let metadata = try await metadata()
         return TokenEndpoint(
-            endpoint: try authenticated(
+            endpoint: try await authenticated(
                 metadata.tokenEndpoint,
                 methods: metadata.tokenEndpointAuthMethods,
                 as: registration,
@@ -340,7 +340,8 @@ public actor Auth {
         methods: [String]?,
         as registration: ClientRegistration?,
         pendingKey: Bool = false
-    ) throws(VaultError) -> AuthenticatedEndpoint {
+    ) async throws(VaultError) -> AuthenticatedEndpoint {
+        let metadata = try await metadata()
         let clientId: String
         let authentication: ClientAuthentication
         if let registration {
@@ -361,6 +362,11 @@ public actor Auth {
             clientId: clientId,
             authentication: authentication,
             supportedMethods: methods,
+            audiences: AssertionAudiences(
+                tokenEndpoint: metadata.tokenEndpoint,
+                issuer: metadata.issuerIdentifier ?? metadata.issuer.absoluteString,
+                signingAlgorithms: metadata.tokenEndpointAuthSigningAlgorithms
+            ),
             now: configuration.now,
             transport: transport,
             timeout: configuration.requestTimeout,

@@ -46,6 +46,7 @@ struct AuthFixture {
         accessTokenLifetime: TimeInterval = 300,
         leeway: TimeInterval = 60,
         offersRevocation: Bool = true,
+        authenticationAge: TimeInterval = 0,
         tls: Bool = true,
         isolation: isolated (any Actor)? = #isolation,
         _ body: (AuthFixture) async throws -> Result
@@ -56,6 +57,7 @@ struct AuthFixture {
         mock.now = clock.dateProvider
         mock.accessTokenLifetime = accessTokenLifetime
         mock.offersRevocation = offersRevocation
+        mock.authenticationAge = authenticationAge
         return try await KeyServiceMockServer.withServer(mock) { server in
             let root = try TemporaryDirectory.make()
             defer { try? FileManager.default.removeItem(at: root) }
