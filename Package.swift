@@ -185,6 +185,8 @@ let package = Package(
             name: "VaultTestSupport",
             dependencies: [
                 "VaultPOSIX", .product(name: "Logging", package: "swift-log"),
+                // Issue 27: protocol 2's client side for the key services' suites (KeyServiceV2Client), on the OPRF.
+                "VaultCrypto",
                 // Issue 23: the throwaway CA of the https tests (TestCertificateAuthority).
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),

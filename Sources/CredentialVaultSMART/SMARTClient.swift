@@ -101,7 +101,8 @@ public actor SMARTClient: FHIRAccess {
             introspectionEndpoint: smart.introspectionEndpoint,
             registrationEndpoint: smart.registrationEndpoint,
             jwksURI: smart.jwksURI,
-            tokenEndpointAuthMethods: smart.tokenEndpointAuthMethods
+            tokenEndpointAuthMethods: smart.tokenEndpointAuthMethods,
+            tokenEndpointAuthSigningAlgorithms: smart.tokenEndpointAuthSigningAlgorithms
         )
         configuration.providerMetadata?.dpopSigningAlgorithms = smart.dpopSigningAlgorithms
         let result = (smart, try Vault(configuration: configuration, transport: transport))
@@ -262,7 +263,9 @@ public actor SMARTClient: FHIRAccess {
     }
 
     /// Ends the session and revokes the refresh token where the server offers revocation (``Auth/logout(clearUser:)``).
-    public func logout(clearUser: Bool = false) async throws(VaultError) {
+    /// - Returns: the URL that ends the browser session at the server, when it offers RP-initiated logout.
+    @discardableResult
+    public func logout(clearUser: Bool = false) async throws(VaultError) -> URL? {
         try await vault().auth.logout(clearUser: clearUser)
     }
 

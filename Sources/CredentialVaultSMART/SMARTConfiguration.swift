@@ -38,6 +38,9 @@ public struct SMARTConfiguration: Sendable, Equatable {
     public let codeChallengeMethods: [String]
     /// `token_endpoint_auth_methods_supported`, when listed.
     public let tokenEndpointAuthMethods: [String]?
+    /// `token_endpoint_auth_signing_alg_values_supported`, when listed: the algorithms an asymmetric client's
+    /// assertion may be signed with.
+    public let tokenEndpointAuthSigningAlgorithms: [String]?
     /// `scopes_supported`, when listed.
     public let scopesSupported: [String]?
     /// `grant_types_supported`, when listed.

@@ -23,6 +23,7 @@ struct SMARTDiscovery: Sendable {
         let capabilities: [String]?
         let code_challenge_methods_supported: [String]?
         let token_endpoint_auth_methods_supported: [String]?
+        let token_endpoint_auth_signing_alg_values_supported: [String]?
         let scopes_supported: [String]?
         let grant_types_supported: [String]?
         let dpop_signing_alg_values_supported: [String]?
@@ -75,6 +76,7 @@ struct SMARTDiscovery: Sendable {
                 capabilities: document.capabilities ?? [],
                 codeChallengeMethods: document.code_challenge_methods_supported ?? [],
                 tokenEndpointAuthMethods: document.token_endpoint_auth_methods_supported,
+                tokenEndpointAuthSigningAlgorithms: document.token_endpoint_auth_signing_alg_values_supported,
                 scopesSupported: document.scopes_supported,
                 grantTypesSupported: document.grant_types_supported
             )
@@ -123,6 +125,7 @@ struct SMARTDiscovery: Sendable {
             capabilities: [],
             codeChallengeMethods: [],
             tokenEndpointAuthMethods: nil,
+            tokenEndpointAuthSigningAlgorithms: nil,
             scopesSupported: nil,
             grantTypesSupported: nil
         )

@@ -11,12 +11,13 @@ SANITIZED=(--sanitize=thread --scratch-path .build-tsan)
 # The suites the issue names, each in the phase it has in make test (see the Makefile). In parallel: two vaults on
 # one store in one process (AuthSharingTests). The CLI phase: two credential-vault processes logging in at once on
 # one store (ConcurrentProcessTests). Alone, one test at a time: single flight with 1,000 callers and logout during a
-# refresh (AuthTests), 200 and 1,000 simultaneous wrong secrets at an in-process key service (LockoutTests). Not
+# refresh (AuthTests), 200 and 1,000 simultaneous wrong secrets at an in-process key service (LockoutTests), and as
+# many simultaneous protocol v2 evaluations (KeyServiceV2LockoutTests: the count, the evaluation and the nonce). Not
 # ExecutableTests/lockSurvivesKill: a race that ends the test process while its keyservice-mock child runs leaves
 # that child holding swift test's output pipe, and the run hangs instead of failing.
 PARALLEL='CredentialVaultTests\.AuthSharingTests'
 CLI='vaultTests\.ConcurrentProcessTests'
-ALONE='CredentialVaultTests\.AuthTests|KeyServiceMockTests\.LockoutTests'
+ALONE='CredentialVaultTests\.AuthTests|KeyServiceMockTests\.LockoutTests|KeyServiceMockTests\.KeyServiceV2LockoutTests'
 
 # halt_on_error: the first report ends its process with status 66, so no race can pass unnoticed. log_path: every
 # process writes its reports to a file of its own here, the test process and the binaries it starts alike (whose

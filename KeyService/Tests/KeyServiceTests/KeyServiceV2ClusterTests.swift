@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VaultCrypto
+import VaultTestSupport
 
 /// Protocol 2 (issue 27) on `keyservice` as teams run it: four instances on one private PostgreSQL behind nginx,
 /// spoken to over HTTP as any client would. The hammer floods the instances on purpose: the Makefile's ALONE phase.

@@ -2,6 +2,7 @@ import Foundation
 import KeyServiceMock
 import Testing
 import VaultCrypto
+import VaultTestSupport
 
 /// Protocol 2's lockout under a flood, as ``LockoutTests`` floods protocol 1: it floods its process on purpose, so
 /// it runs alone (the Makefile's ALONE phase).

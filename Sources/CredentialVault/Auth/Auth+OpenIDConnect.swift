@@ -84,6 +84,8 @@ extension Auth {
         ]
         if flow == .signUp { fields["prompt"] = "create" }
         fields.merge(authorizationParameters) { standard, _ in standard }
+        fields.merge(configuration.authorizationRequestParameters) { asked, _ in asked }
+        let maxAge = try Self.maxAge(fields["max_age"])
         let authorizationURL = Self.url(metadata.authorizationEndpoint, adding: fields)
 
         // The path the browser's request names, as it goes over the wire (percent-encoded; `/` for none).
@@ -156,7 +158,8 @@ extension Auth {
             metadata: metadata,
             namedUser: namedUser,
             clientId: clientId,
-            openID: requested.contains("openid")
+            openID: requested.contains("openid"),
+            maxAge: maxAge
         )
         guard let refresh = response.refreshToken else { throw .noRefreshToken }
         endSession()
@@ -276,6 +279,19 @@ extension Auth {
         )
     }
 
+    /// `max_age` as sent (whole seconds, 0 or more), or nil when none is.
+    /// - Throws: ``VaultError`` (a configuration error) for anything else: the issuer would refuse it, and it
+    ///   could not be checked.
+    static func maxAge(_ text: String?) throws(VaultError) -> Int? {
+        guard let text else { return nil }
+        guard let seconds = Int(text), seconds >= 0, text.allSatisfy(\.isASCII) else {
+            throw .invalidConfiguration(
+                "max_age is \(VaultError.printable(text, limit: 40)); it is a whole number of seconds, 0 or more"
+            )
+        }
+        return seconds
+    }
+
     /// The validated id_token's `sub` and the id_token; without an id_token, the name the caller gave.
     private func user(
         from response: TokenResponse,
@@ -283,13 +299,22 @@ extension Auth {
         metadata: ProviderMetadata,
         namedUser: String?,
         clientId: String,
-        openID: Bool
+        openID: Bool,
+        maxAge: Int?
     ) async throws(VaultError) -> (userId: String, idToken: JWT?) {
         guard let idToken = response.idToken else {
             // An OpenID Provider asked for openid must answer with an id_token: without one nothing is validated,
             // so nothing is kept. A caller's name stands in only where no id_token was asked for.
             guard !openID else {
                 throw .openIDConnectFailed("the issuer gave no id token, though the openid scope was asked for")
+            }
+            if maxAge != nil {
+                throw VaultError(
+                    .authenticationTooOld,
+                    "The login asked for max_age, but the issuer gave no id token to say when the user authenticated "
+                        + "(ask for the openid scope).",
+                    origin: .issuer
+                )
             }
             guard let namedUser, !namedUser.isEmpty else {
                 throw .openIDConnectFailed(
@@ -308,7 +333,8 @@ extension Auth {
             issuer: issuer,
             clientId: clientId,
             // The leeway is also the refresh margin; a generous one must not make id_token times lax.
-            leeway: min(configuration.leeway, IDTokenVerifier.maximumClockSkew)
+            leeway: min(configuration.leeway, IDTokenVerifier.maximumClockSkew),
+            maxAge: maxAge
         )
         let claims = try await verifier.verify(
             idToken,

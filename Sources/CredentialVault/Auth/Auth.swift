@@ -334,7 +334,7 @@ public actor Auth {
         dpop: DPoPKey? = nil
     ) async throws(VaultError) -> TokenEndpoint {
         let metadata = try await metadata()
-        var endpoint = try authenticated(
+        var endpoint = try await authenticated(
             metadata.tokenEndpoint,
             methods: metadata.tokenEndpointAuthMethods,
             as: registration,
@@ -352,7 +352,8 @@ public actor Auth {
         methods: [String]?,
         as registration: ClientRegistration?,
         pendingKey: Bool = false
-    ) throws(VaultError) -> AuthenticatedEndpoint {
+    ) async throws(VaultError) -> AuthenticatedEndpoint {
+        let metadata = try await metadata()
         let clientId: String
         let authentication: ClientAuthentication
         if let registration {
@@ -373,6 +374,11 @@ public actor Auth {
             clientId: clientId,
             authentication: authentication,
             supportedMethods: methods,
+            audiences: AssertionAudiences(
+                tokenEndpoint: metadata.tokenEndpoint,
+                issuer: metadata.issuerIdentifier ?? metadata.issuer.absoluteString,
+                signingAlgorithms: metadata.tokenEndpointAuthSigningAlgorithms
+            ),
             now: configuration.now,
             transport: transport,
             timeout: configuration.requestTimeout,

@@ -9,6 +9,9 @@ struct AuthenticatedEndpoint: Sendable {
     let authentication: ClientAuthentication
     /// The endpoint's `..._auth_methods_supported`, when discovery lists it.
     let supportedMethods: [String]?
+    /// What a private key's assertion names as `aud` (the token endpoint, or the issuer, whichever endpoint this
+    /// is) and the algorithms it may be signed with; nil: this endpoint is the token endpoint, and lists none.
+    var audiences: AssertionAudiences? = nil
     let now: @Sendable () -> Date
     let transport: any HTTPTransport
     let timeout: TimeInterval
@@ -35,6 +38,8 @@ struct AuthenticatedEndpoint: Sendable {
             fields: fields,
             clientId: clientId,
             supported: supportedMethods,
+            audiences: audiences
+                ?? AssertionAudiences(tokenEndpoint: url, issuer: url.absoluteString, signingAlgorithms: nil),
             now: now(),
             timeout: timeout
         )

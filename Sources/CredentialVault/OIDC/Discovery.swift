@@ -18,6 +18,7 @@ struct Discovery: Sendable {
         let jwks_uri: String?
         let token_endpoint_auth_methods_supported: [String]?
         let revocation_endpoint_auth_methods_supported: [String]?
+        let token_endpoint_auth_signing_alg_values_supported: [String]?
         let authorization_response_iss_parameter_supported: Bool?
         let dpop_signing_alg_values_supported: [String]?
     }
@@ -58,6 +59,7 @@ struct Discovery: Sendable {
             jwksURI: try Self.endpoint(document.jwks_uri, "jwks_uri"),
             tokenEndpointAuthMethods: document.token_endpoint_auth_methods_supported,
             revocationEndpointAuthMethods: revocationMethods,
+            tokenEndpointAuthSigningAlgorithms: document.token_endpoint_auth_signing_alg_values_supported,
             authorizationResponseIssuer: document.authorization_response_iss_parameter_supported ?? false
         )
         metadata.dpopSigningAlgorithms = document.dpop_signing_alg_values_supported

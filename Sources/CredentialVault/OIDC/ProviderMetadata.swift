@@ -26,6 +26,9 @@ public struct ProviderMetadata: Sendable, Equatable {
     public let tokenEndpointAuthMethods: [String]?
     /// `revocation_endpoint_auth_methods_supported`, when a document lists it.
     public let revocationEndpointAuthMethods: [String]?
+    /// `token_endpoint_auth_signing_alg_values_supported`, when the document lists it: the algorithms a
+    /// `private_key_jwt` assertion may be signed with (one is chosen from the client's key, RS384 and ES384 first).
+    public let tokenEndpointAuthSigningAlgorithms: [String]?
     /// `authorization_response_iss_parameter_supported` (RFC 9207): the issuer puts `iss` in every authorization
     /// response, so one without it is refused.
     public let authorizationResponseIssuer: Bool
@@ -49,6 +52,7 @@ public struct ProviderMetadata: Sendable, Equatable {
         jwksURI: URL? = nil,
         tokenEndpointAuthMethods: [String]? = nil,
         revocationEndpointAuthMethods: [String]? = nil,
+        tokenEndpointAuthSigningAlgorithms: [String]? = nil,
         authorizationResponseIssuer: Bool = false
     ) throws(VaultError) {
         let endpoints: [(URL?, String)] = [
@@ -71,6 +75,7 @@ public struct ProviderMetadata: Sendable, Equatable {
         self.jwksURI = jwksURI
         self.tokenEndpointAuthMethods = tokenEndpointAuthMethods
         self.revocationEndpointAuthMethods = revocationEndpointAuthMethods
+        self.tokenEndpointAuthSigningAlgorithms = tokenEndpointAuthSigningAlgorithms
         self.authorizationResponseIssuer = authorizationResponseIssuer
     }
 }

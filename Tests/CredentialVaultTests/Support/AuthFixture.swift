@@ -46,6 +46,7 @@ struct AuthFixture {
         accessTokenLifetime: TimeInterval = 300,
         leeway: TimeInterval = 60,
         offersRevocation: Bool = true,
+        authenticationAge: TimeInterval = 0,
         tls: Bool = true,
         dpop: DPoPMode? = nil,
         isolation: isolated (any Actor)? = #isolation,
@@ -58,6 +59,7 @@ struct AuthFixture {
         mock.accessTokenLifetime = accessTokenLifetime
         mock.offersRevocation = offersRevocation
         mock.dpop = dpop
+        mock.authenticationAge = authenticationAge
         return try await KeyServiceMockServer.withServer(mock) { server in
             let root = try TemporaryDirectory.make()
             defer { try? FileManager.default.removeItem(at: root) }

@@ -4,7 +4,7 @@ import NIOConcurrencyHelpers
 import VaultCrypto
 
 /// TIM KeyService v1's rules over a ``KeyStorage``: how keys are made, how an attempt is counted and checked, and
-/// when a key moves to the newest pepper.
+/// when a key moves to the newest pepper; protocol 2's calls (issue 27) are in `KeyService+ProtocolV2`.
 ///
 /// An attempt is counted before its credential is checked, in the one storage step that reads the key back, and
 /// only a right credential takes the count back to zero, in the same step where the engine can

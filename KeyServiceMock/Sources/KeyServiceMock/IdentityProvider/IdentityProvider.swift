@@ -235,7 +235,7 @@ struct IdentityProvider: Sendable {
             codeChallengeMethodsSupported: requiresS256 ? ["S256"] : ["plain"],
             tokenEndpointAuthMethodsSupported: tokenEndpointAuthMethods,
             tokenEndpointAuthSigningAlgValuesSupported: configuration.dynamicRegistration
-                ? BackendServices.algorithms : nil,
+                ? backendServices.rules.accepted : nil,
             revocationEndpointAuthMethodsSupported: configuration.offersRevocation ? tokenEndpointAuthMethods : nil,
             registrationEndpoint: configuration.dynamicRegistration ? url(Layout.registration) : nil,
             scopesSupported: ["openid", "profile", "offline_access"],

@@ -320,7 +320,8 @@ struct OpenIDRoutes: Sendable {
             user: code.user,
             clientId: clientId,
             scope: provider.grantedScope(requested: code.scope),
-            at: now
+            at: now,
+            authenticatedAt: now.addingTimeInterval(-provider.configuration.authenticationAge)
         )
         if let launch = code.launch {
             provider.smartStore.setContext(launch, forSession: session.id)
@@ -448,9 +449,10 @@ struct OpenIDRoutes: Sendable {
             try await provider.authenticate(
                 registration,
                 credentials,
-                audiences: [
-                    provider.endpoint(Layout.token, layout: layout), provider.endpoint(endpoint, layout: layout),
-                ],
+                // SMART's rule (ClientAssertionRules.smart): the token endpoint is the only audience, everywhere.
+                audiences: provider.backendServices.rules.audienceIsTokenEndpointOnly
+                    ? [provider.endpoint(Layout.token, layout: layout)]
+                    : [provider.endpoint(Layout.token, layout: layout), provider.endpoint(endpoint, layout: layout)],
                 now: now
             )
             return named
