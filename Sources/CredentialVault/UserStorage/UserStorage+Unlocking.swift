@@ -14,7 +14,7 @@ extension UserStorage {
         password: String
     ) async throws(VaultError) -> (refreshToken: RefreshToken, envelope: UnlockedEnvelope) {
         guard !password.isEmpty else { throw .invalidPassword("it is empty") }
-        let envelope = try requireEnvelope(userId: userId)
+        let (envelope, bytes) = try requireEnvelopeFile(userId: userId)
         let parameters: Argon2idParameters
         do {
             parameters = try envelope.parameters()
@@ -49,6 +49,7 @@ extension UserStorage {
                 try envelope.dataKey(passwordKey: try EnvelopeKeys.password(wrapKey: wrapKey, serverKey: key.key))
             }
             opened = try open(envelope, dataKey: dataKey, key: key)
+            opened.envelope.openedBytes = bytes
         }
         opened.envelope.timings = (keyDerivation: derived - started, keyService: finished - derived)
         logger.debug("the password opened the envelope")
@@ -196,10 +197,14 @@ extension UserStorage {
     /// the write remain.
     func verifiedEnvelope(in unlocked: UnlockedEnvelope) throws(VaultError) -> Envelope {
         let name = StoreFile.envelope.name(userId: unlocked.userId)
-        let envelope = try store.withLock { () throws(VaultError) -> Envelope in
+        let data = try store.withLock { () throws(VaultError) -> Data in
             guard let data = try store.read(name) else { throw .notRegistered(userId: unlocked.userId) }
-            return try Envelope.decode(data, path: name)
+            return data
         }
+        let envelope = try decodeEnvelope(data, name: name)
+        // The very bytes this data key opened at unlock, with every check below passed then: each is a function of
+        // the bytes, the data key, the user and the key id, so they pass again and the box is not opened twice.
+        if let opened = unlocked.openedBytes, opened == data { return envelope }
         guard envelope.userId == unlocked.userId, envelope.keyId == unlocked.keyId else {
             throw .damagedRecord(path: name, "a new password was set meanwhile")
         }
