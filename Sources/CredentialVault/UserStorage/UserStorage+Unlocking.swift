@@ -13,6 +13,20 @@ extension UserStorage {
         userId: String,
         password: String
     ) async throws(VaultError) -> (refreshToken: RefreshToken, envelope: UnlockedEnvelope) {
+        var unused: Result<StoreReservation, VaultError>?
+        return try await unlock(userId: userId, password: password, reservingSpace: false, reservation: &unused)
+    }
+
+    /// ``unlock(userId:password:)``; with `reservingSpace`, a v1 key's unlock also takes the space of the envelope
+    /// the login will write (``reserveEnvelopeSpace()``) while the key service answers, and leaves the outcome in
+    /// `reservation` for ``Auth`` to use before it sends the refresh. The fsync'd reservation waits on the disk while
+    /// the call waits on the network; it starts after Argon2id, so no step of it hides in the key derivation.
+    func unlock(
+        userId: String,
+        password: String,
+        reservingSpace: Bool,
+        reservation: inout Result<StoreReservation, VaultError>?
+    ) async throws(VaultError) -> (refreshToken: RefreshToken, envelope: UnlockedEnvelope) {
         guard !password.isEmpty else { throw .invalidPassword("it is empty") }
         let (envelope, bytes) = try requireEnvelopeFile(userId: userId)
         let parameters: Argon2idParameters
@@ -37,10 +51,13 @@ extension UserStorage {
             logger.debug("the password opened the envelope (key-service protocol v2)")
             return opened
         }
+        // Awaited on every way out: a reservation the login does not use (a wrong password) is removed at once.
+        async let reserved = reservingSpace ? reservedSpace() : nil
         let key = try await countingAttempts(userId: userId) { () async throws(VaultError) in
             try await keyService.getKey(keyId: envelope.keyId, secret: authSecret.base64URLEncoded())
         }
         let finished = clock.now
+        reservation = await reserved
         guard key.keyId == envelope.keyId else { throw VaultError.wrongKey }
         if envelope.isVersion1 {
             opened = try upgrade(envelope, wrapKey: wrapKey, key: key)
@@ -222,6 +239,11 @@ extension UserStorage {
             store.removeStaleTemporaryFiles()
             return try store.reserve()
         }
+    }
+
+    /// ``reserveEnvelopeSpace()``, its failure kept for the moment the reservation is needed.
+    func reservedSpace() -> Result<StoreReservation, VaultError> {
+        do { return .success(try reserveEnvelopeSpace()) } catch { return .failure(error) }
     }
 
     /// Seals `refreshToken` and its context into `envelope` (read by ``verifiedEnvelope(in:)`` under the same session lock)
