@@ -12,8 +12,20 @@ extension Auth {
         let userId = try await resolveUser(userId)
         let lock = try await userStorage.sessionLock()
         defer { withExtendedLifetime(lock) {} }
-        let (token, envelope) = try await userStorage.unlock(userId: userId, password: password)
-        return try await begin(userId: userId, refreshToken: token, envelope: envelope, persist: storeNewRefreshToken)
+        var reservation: Result<StoreReservation, VaultError>?
+        let (token, envelope) = try await userStorage.unlock(
+            userId: userId,
+            password: password,
+            reservingSpace: storeNewRefreshToken,
+            reservation: &reservation
+        )
+        return try await begin(
+            userId: userId,
+            refreshToken: token,
+            envelope: envelope,
+            persist: storeNewRefreshToken,
+            reservation: reservation
+        )
     }
 
     /// Like ``loginWithPassword(userId:password:storeNewRefreshToken:)`` with the device secret instead of
@@ -43,14 +55,16 @@ extension Auth {
         try await userStorage.enableDeviceUnlock(envelope)
     }
 
+    /// - Parameter reservation: the space the unlock reserved for the envelope, if it did.
     private func begin(
         userId: String,
         refreshToken: RefreshToken,
         envelope: UnlockedEnvelope,
-        persist: Bool
+        persist: Bool,
+        reservation: Result<StoreReservation, VaultError>? = nil
     ) async throws(VaultError) -> AccessToken {
         endSession()
-        let redeemed = try await redeem(refreshToken, sealingIn: persist ? envelope : nil)
+        let redeemed = try await redeem(refreshToken, sealingIn: persist ? envelope : nil, reserved: reservation)
         if let timings = envelope.timings {
             lastLoginTimings = LoginTimings(
                 keyDerivation: timings.keyDerivation,

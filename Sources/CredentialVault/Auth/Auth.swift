@@ -160,16 +160,23 @@ public actor Auth {
     /// and the fsync there is only sealing and a write that needs no new block: a store that cannot take the new
     /// envelope fails before anything is sent. From the request to the fsync SIGINT, SIGTERM and SIGHUP are held
     /// (``TerminationSignals``): a process killed with SIGKILL in that window is the only way to lose a rotated token.
+    /// A password login's unlock reserved the space already (`reserved`, its failure thrown here, where the
+    /// reservation's own would be).
     func redeem(
         _ refreshToken: RefreshToken,
         sealingIn envelope: UnlockedEnvelope?,
-        onto onDisk: Envelope? = nil
+        onto onDisk: Envelope? = nil,
+        reserved: Result<StoreReservation, VaultError>? = nil
     ) async throws(VaultError) -> Redemption {
         var prepared = onDisk
         var reservation: StoreReservation?
         if let envelope {
             if prepared == nil { prepared = try await userStorage.verifiedEnvelope(in: envelope) }
-            reservation = try await userStorage.reserveEnvelopeSpace()
+            if let reserved {
+                reservation = try reserved.get()
+            } else {
+                reservation = try await userStorage.reserveEnvelopeSpace()
+            }
         }
         let clock = ContinuousClock()
         let requestedAt = configuration.monotonicNow()

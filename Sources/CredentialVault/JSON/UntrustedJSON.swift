@@ -83,10 +83,26 @@ package enum UntrustedJSON {
     /// - Throws: ``Refusal/tooLarge(size:limit:)``, ``Refusal/notUTF8`` or ``Refusal/tooDeep(limit:)``.
     package static func check(_ bytes: Data, maximumSize: Int = defaultMaximumSize) throws(Refusal) {
         guard bytes.count <= maximumSize else { throw .tooLarge(size: bytes.count, limit: maximumSize) }
-        let marks: [[UInt8]] = [[0xFE, 0xFF], [0xFF, 0xFE]]
-        guard !marks.contains(where: { bytes.starts(with: $0) }), !bytes.contains(0) else { throw .notUTF8 }
-        let deepest = bytes.withUnsafeBytes { buffer in depth(of: buffer) }
+        // Over the contiguous bytes, not through Data's element-wise iteration: every answer and every envelope read
+        // passes here.
+        let deepest = bytes.withUnsafeBytes { buffer -> Int? in
+            guard !startsWithUTF16Mark(buffer), !containsNUL(buffer) else { return nil }
+            return depth(of: buffer)
+        }
+        guard let deepest else { throw .notUTF8 }
         guard deepest <= maximumDepth else { throw .tooDeep(limit: maximumDepth) }
+    }
+
+    /// Whether `bytes` begin with a UTF-16 byte-order mark (FE FF or FF FE).
+    private static func startsWithUTF16Mark(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count >= 2 else { return false }
+        return (bytes[0] == 0xFE && bytes[1] == 0xFF) || (bytes[0] == 0xFF && bytes[1] == 0xFE)
+    }
+
+    /// Whether `bytes` hold a NUL byte.
+    private static func containsNUL(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let start = bytes.baseAddress, !bytes.isEmpty else { return false }
+        return memchr(start, 0, bytes.count) != nil
     }
 
     /// The deepest nesting of arrays and objects in `bytes`, counted to one past ``maximumDepth`` at most.

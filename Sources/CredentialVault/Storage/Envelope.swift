@@ -278,14 +278,19 @@ struct Envelope: Codable, Sendable {
 
     /// Decodes an envelope read from `path`; a record of another format is reported, never guessed at.
     static func decode(_ data: Data, path: String) throws(VaultError) -> Envelope {
-        guard let probe = try? UntrustedJSON.decode(FormatProbe.self, from: data) else {
-            throw .damagedRecord(path: path, "not an envelope (no format field)")
-        }
-        guard probe.format == currentFormat || probe.format == version1 else {
-            throw .unsupportedFormat(path: path, format: probe.format)
-        }
+        // One parse for a readable envelope (a login reads it up to three times); only bytes that are not one are
+        // parsed again, for their format field alone, to tell a damaged record from a newer format.
         guard let envelope = try? UntrustedJSON.decode(Envelope.self, from: data) else {
+            guard let probe = try? UntrustedJSON.decode(FormatProbe.self, from: data) else {
+                throw .damagedRecord(path: path, "not an envelope (no format field)")
+            }
+            guard probe.format == currentFormat || probe.format == version1 else {
+                throw .unsupportedFormat(path: path, format: probe.format)
+            }
             throw .damagedRecord(path: path, "a field is missing or has the wrong type")
+        }
+        guard envelope.format == currentFormat || envelope.format == version1 else {
+            throw .unsupportedFormat(path: path, format: envelope.format)
         }
         guard envelope.kdf.algorithm == kdfAlgorithm else {
             throw .unsupportedFormat(path: path, format: "\(envelope.format) with KDF \(envelope.kdf.algorithm)")

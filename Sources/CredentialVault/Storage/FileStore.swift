@@ -209,10 +209,19 @@ struct FileStore: Sendable {
 
     /// The names in the directory that end in `suffix`.
     func names(withSuffix suffix: String) throws(VaultError) -> [String] {
+        Self.names(in: try listing(), withSuffix: suffix)
+    }
+
+    /// The names in `listing` (from ``listing()``) that end in `suffix`, dot-files left out, sorted.
+    static func names(in listing: [String], withSuffix suffix: String) -> [String] {
+        listing.filter { $0.hasSuffix(suffix) && !$0.hasPrefix(".") }.sorted()
+    }
+
+    /// Every name in the directory, dot-files included: one read of it, for a caller that both cleans up
+    /// (``removeStaleTemporaryFiles(among:)``) and looks for records (``names(in:withSuffix:)``).
+    func listing() throws(VaultError) -> [String] {
         do {
             return try FileManager.default.contentsOfDirectory(atPath: path)
-                .filter { $0.hasSuffix(suffix) && !$0.hasPrefix(".") }
-                .sorted()
         } catch {
             throw .fileSystem("list", path: path, error.localizedDescription)
         }
@@ -253,7 +262,13 @@ struct FileStore: Sendable {
 
     /// Removes temporary files a killed writer left behind; call it holding the lock.
     func removeStaleTemporaryFiles() {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
+        guard let names = try? listing() else { return }
+        removeStaleTemporaryFiles(among: names)
+    }
+
+    /// Removes the temporary files a killed writer left behind among `names` (a ``listing()`` taken under the same
+    /// hold of the lock); call it holding the lock.
+    func removeStaleTemporaryFiles(among names: [String]) {
         for name in names where name.hasPrefix(".tmp-") {
             let file = filePath(name)
             // A reservation another process holds (flock) is in use: its refresh may be on its way.

@@ -1,3 +1,4 @@
+import Foundation
 import VaultCrypto
 
 /// A user's envelope, unlocked: what a login keeps so that ``Auth`` can seal every rotated refresh token
@@ -18,6 +19,10 @@ struct UnlockedEnvelope: Sendable {
     let serverKey: SecureBytes
     /// The key service's long secret for device unlock, when it sent one.
     let longSecret: SecureBytes?
+    /// The envelope file's bytes as read by the password unlock that opened them with ``dataKey`` (nil after a new
+    /// key, an upgrade or device unlock): ``UserStorage/verifiedEnvelope(in:)`` finds the same bytes on disk checked
+    /// already. Not secret: the file's own bytes.
+    var openedBytes: Data?
     /// How long the password steps took (for ``Auth/lastLoginTimings``); nil after device unlock or a new key.
     var timings: (keyDerivation: Duration, keyService: Duration)?
 }

@@ -107,14 +107,19 @@ extension UserStorage {
     /// The user's envelope, refused before anything is sent when it belongs to another issuer, client or key
     /// service than this storage's binding.
     func requireEnvelope(userId: String) throws(VaultError) -> Envelope {
-        guard let envelope = try readEnvelope(userId: userId) else { throw .notRegistered(userId: userId) }
+        try requireEnvelopeFile(userId: userId).envelope
+    }
+
+    /// ``requireEnvelope(userId:)`` and the file's bytes as read.
+    func requireEnvelopeFile(userId: String) throws(VaultError) -> (envelope: Envelope, bytes: Data) {
+        guard let (envelope, bytes) = try readEnvelopeFile(userId: userId) else { throw .notRegistered(userId: userId) }
         // Refused before the password costs an Argon2id or a key-service attempt: there is nothing to open.
         guard !envelope.isLoggedOut else { throw .loggedOut(userId: userId) }
         if let binding, let stored = envelope.binding {
             let differences = stored.differences(from: binding)
             guard differences.isEmpty else { throw .bindingMismatch(userId: userId, differences) }
         }
-        return envelope
+        return (envelope, bytes)
     }
 
     /// Erases the refresh token from the user's envelope (``Envelope/erasingToken(now:)``): the user stays listed,
@@ -132,15 +137,30 @@ extension UserStorage {
     }
 
     func readEnvelope(userId: String) throws(VaultError) -> Envelope? {
+        try readEnvelopeFile(userId: userId)?.envelope
+    }
+
+    /// ``readEnvelope(userId:)`` and the file's bytes as read.
+    func readEnvelopeFile(userId: String) throws(VaultError) -> (envelope: Envelope, bytes: Data)? {
         try Self.validate(userId: userId)
-        let envelope = try store.withLock { () throws(VaultError) -> Envelope? in
-            let name = StoreFile.envelope.name(userId: userId)
-            return try store.read(name).map { data throws(VaultError) in try Envelope.decode(data, path: name) }
+        let name = StoreFile.envelope.name(userId: userId)
+        guard let data = try store.withLock({ () throws(VaultError) -> Data? in try store.read(name) }) else {
+            return nil
         }
+        let envelope = try decodeEnvelope(data, name: name)
         // A file renamed from another user's name opens nothing: its header names the other user.
-        if let envelope, envelope.userId != userId {
+        guard envelope.userId == userId else {
             throw .unexpectedRecord("the envelope stored for this user belongs to another user")
         }
+        return (envelope, data)
+    }
+
+    /// ``Envelope/decode(_:path:)`` of `data`, read from `name` under the store's lock; bytes equal to the last ones
+    /// decoded from that name give that envelope again without a second parse (decoding is a function of the bytes).
+    func decodeEnvelope(_ data: Data, name: String) throws(VaultError) -> Envelope {
+        if let last = lastDecodedEnvelope, last.name == name, last.bytes == data { return last.envelope }
+        let envelope = try Envelope.decode(data, path: name)
+        lastDecodedEnvelope = (name, data, envelope)
         return envelope
     }
 

@@ -13,8 +13,22 @@ extension UserStorage {
         userId: String,
         password: String
     ) async throws(VaultError) -> (refreshToken: RefreshToken, envelope: UnlockedEnvelope) {
+        var unused: Result<StoreReservation, VaultError>?
+        return try await unlock(userId: userId, password: password, reservingSpace: false, reservation: &unused)
+    }
+
+    /// ``unlock(userId:password:)``; with `reservingSpace`, a v1 key's unlock also takes the space of the envelope
+    /// the login will write (``reserveEnvelopeSpace()``) while the key service answers, and leaves the outcome in
+    /// `reservation` for ``Auth`` to use before it sends the refresh. The fsync'd reservation waits on the disk while
+    /// the call waits on the network; it starts after Argon2id, so no step of it hides in the key derivation.
+    func unlock(
+        userId: String,
+        password: String,
+        reservingSpace: Bool,
+        reservation: inout Result<StoreReservation, VaultError>?
+    ) async throws(VaultError) -> (refreshToken: RefreshToken, envelope: UnlockedEnvelope) {
         guard !password.isEmpty else { throw .invalidPassword("it is empty") }
-        let envelope = try requireEnvelope(userId: userId)
+        let (envelope, bytes) = try requireEnvelopeFile(userId: userId)
         let parameters: Argon2idParameters
         do {
             parameters = try envelope.parameters()
@@ -37,10 +51,13 @@ extension UserStorage {
             logger.debug("the password opened the envelope (key-service protocol v2)")
             return opened
         }
+        // Awaited on every way out: a reservation the login does not use (a wrong password) is removed at once.
+        async let reserved = reservingSpace ? reservedSpace() : nil
         let key = try await countingAttempts(userId: userId) { () async throws(VaultError) in
             try await keyService.getKey(keyId: envelope.keyId, secret: authSecret.base64URLEncoded())
         }
         let finished = clock.now
+        reservation = await reserved
         guard key.keyId == envelope.keyId else { throw VaultError.wrongKey }
         if envelope.isVersion1 {
             opened = try upgrade(envelope, wrapKey: wrapKey, key: key)
@@ -49,6 +66,7 @@ extension UserStorage {
                 try envelope.dataKey(passwordKey: try EnvelopeKeys.password(wrapKey: wrapKey, serverKey: key.key))
             }
             opened = try open(envelope, dataKey: dataKey, key: key)
+            opened.envelope.openedBytes = bytes
         }
         opened.envelope.timings = (keyDerivation: derived - started, keyService: finished - derived)
         logger.debug("the password opened the envelope")
@@ -196,10 +214,14 @@ extension UserStorage {
     /// the write remain.
     func verifiedEnvelope(in unlocked: UnlockedEnvelope) throws(VaultError) -> Envelope {
         let name = StoreFile.envelope.name(userId: unlocked.userId)
-        let envelope = try store.withLock { () throws(VaultError) -> Envelope in
+        let data = try store.withLock { () throws(VaultError) -> Data in
             guard let data = try store.read(name) else { throw .notRegistered(userId: unlocked.userId) }
-            return try Envelope.decode(data, path: name)
+            return data
         }
+        let envelope = try decodeEnvelope(data, name: name)
+        // The very bytes this data key opened at unlock, with every check below passed then: each is a function of
+        // the bytes, the data key, the user and the key id, so they pass again and the box is not opened twice.
+        if let opened = unlocked.openedBytes, opened == data { return envelope }
         guard envelope.userId == unlocked.userId, envelope.keyId == unlocked.keyId else {
             throw .damagedRecord(path: name, "a new password was set meanwhile")
         }
@@ -217,6 +239,11 @@ extension UserStorage {
             store.removeStaleTemporaryFiles()
             return try store.reserve()
         }
+    }
+
+    /// ``reserveEnvelopeSpace()``, its failure kept for the moment the reservation is needed.
+    func reservedSpace() -> Result<StoreReservation, VaultError> {
+        do { return .success(try reserveEnvelopeSpace()) } catch { return .failure(error) }
     }
 
     /// Seals `refreshToken` and its context into `envelope` (read by ``verifiedEnvelope(in:)`` under the same session lock)

@@ -29,6 +29,10 @@ public actor UserStorage {
     let opsLimit: UInt64
     let memLimitBytes: UInt64
     let now: @Sendable () -> Date
+    /// The last envelope file decoded, by name and exact bytes (``decodeEnvelope(_:name:)``): a login reads the same
+    /// unchanged file up to three times under one session lock (to find the user, to unlock, and before the refresh),
+    /// and decodes it once. Public data only: an envelope holds no secret in the clear.
+    var lastDecodedEnvelope: (name: String, bytes: Data, envelope: Envelope)?
 
     /// A storage over `keyService`, with envelopes in `directory`.
     /// - Parameters:
@@ -131,15 +135,20 @@ public actor UserStorage {
     /// - Throws: ``VaultError`` when the directory cannot be read or is open to others.
     public var availableUserIds: [String] {
         get throws(VaultError) {
-            try store.withLock { () throws(VaultError) in
-                store.removeStaleTemporaryFiles()
-                var users: [String] = []
-                for name in try store.names(withSuffix: "." + StoreFile.envelope.rawValue) {
+            // One listing of the directory serves the cleanup and the search for envelopes.
+            let found = try store.withLock { () throws(VaultError) -> [(name: String, data: Data)] in
+                let listing = try store.listing()
+                store.removeStaleTemporaryFiles(among: listing)
+                var found: [(name: String, data: Data)] = []
+                for name in FileStore.names(in: listing, withSuffix: "." + StoreFile.envelope.rawValue) {
                     guard let data = try store.read(name) else { continue }
-                    users.append(try Envelope.decode(data, path: name).userId)
+                    found.append((name, data))
                 }
-                return users.sorted()
+                return found
             }
+            var users: [String] = []
+            for (name, data) in found { users.append(try decodeEnvelope(data, name: name).userId) }
+            return users.sorted()
         }
     }
 
