@@ -19,6 +19,7 @@ struct Discovery: Sendable {
         let token_endpoint_auth_methods_supported: [String]?
         let revocation_endpoint_auth_methods_supported: [String]?
         let authorization_response_iss_parameter_supported: Bool?
+        let grant_types_supported: [String]?
     }
 
     func metadata(for issuer: URL) async throws(VaultError) -> ProviderMetadata {
@@ -57,7 +58,8 @@ struct Discovery: Sendable {
             jwksURI: try Self.endpoint(document.jwks_uri, "jwks_uri"),
             tokenEndpointAuthMethods: document.token_endpoint_auth_methods_supported,
             revocationEndpointAuthMethods: revocationMethods,
-            authorizationResponseIssuer: document.authorization_response_iss_parameter_supported ?? false
+            authorizationResponseIssuer: document.authorization_response_iss_parameter_supported ?? false,
+            grantTypesSupported: document.grant_types_supported
         )
     }
 

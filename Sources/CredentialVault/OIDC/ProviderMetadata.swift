@@ -29,6 +29,8 @@ public struct ProviderMetadata: Sendable, Equatable {
     /// `authorization_response_iss_parameter_supported` (RFC 9207): the issuer puts `iss` in every authorization
     /// response, so one without it is refused.
     public let authorizationResponseIssuer: Bool
+    /// `grant_types_supported`, when the document lists it (token exchange, RFC 8693, is used where it is listed).
+    public let grantTypesSupported: [String]?
 
     /// Metadata discovered elsewhere (SMART on FHIR's `.well-known/smart-configuration` or CapabilityStatement),
     /// for ``VaultConfiguration/providerMetadata``.
@@ -46,7 +48,8 @@ public struct ProviderMetadata: Sendable, Equatable {
         jwksURI: URL? = nil,
         tokenEndpointAuthMethods: [String]? = nil,
         revocationEndpointAuthMethods: [String]? = nil,
-        authorizationResponseIssuer: Bool = false
+        authorizationResponseIssuer: Bool = false,
+        grantTypesSupported: [String]? = nil
     ) throws(VaultError) {
         let endpoints: [(URL?, String)] = [
             (authorizationEndpoint, "authorization_endpoint"), (tokenEndpoint, "token_endpoint"),
@@ -69,5 +72,6 @@ public struct ProviderMetadata: Sendable, Equatable {
         self.tokenEndpointAuthMethods = tokenEndpointAuthMethods
         self.revocationEndpointAuthMethods = revocationEndpointAuthMethods
         self.authorizationResponseIssuer = authorizationResponseIssuer
+        self.grantTypesSupported = grantTypesSupported
     }
 }

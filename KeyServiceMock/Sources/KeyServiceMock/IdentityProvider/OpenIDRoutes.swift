@@ -202,6 +202,8 @@ struct OpenIDRoutes: Sendable {
             return try exchangeCode(fields, clientId: clientId, logger: logger)
         case "refresh_token":
             return try refresh(fields, clientId: clientId, logger: logger)
+        case TokenExchangeGrant.grantType:
+            return .json(try TokenExchangeGrant(provider: provider).answer(fields, clientId: clientId, logger: logger))
         case "password":
             let username = try fields.required("username")
             let password = try fields.required("password")
@@ -369,6 +371,8 @@ struct OpenIDRoutes: Sendable {
         {
             throw RequestRefusal.oauth("invalid_scope", "a refresh cannot widen the scope")
         }
+        // RFC 8707: the access token is for the resource named (checked before anything rotates).
+        let audience = try ResourceIndicator.audience(fields["resource"])
         switch try provider.sessions.rotate(sessionId: claims.sid, presentedTokenId: claims.jti) {
         case .unknownSession:
             throw RequestRefusal.invalidGrant("unknown session")
@@ -383,6 +387,8 @@ struct OpenIDRoutes: Sendable {
                 grantType: "refresh_token",
                 nonce: nil,
                 includesContext: provider.smart?.refreshIncludesContext ?? false,
+                audience: audience,
+                accessScope: fields["scope"],
                 logger: logger
             )
         }
@@ -394,13 +400,23 @@ struct OpenIDRoutes: Sendable {
         grantType: String,
         nonce: String?,
         includesContext: Bool = true,
+        audience: String? = nil,
+        accessScope: String? = nil,
         logger: Logger
     ) -> Response {
         logger.debug(
             "token issued, grant \(grantType)",
             metadata: ["client_id": "\(session.clientId)", "sub": "\(session.subject)", "sid": "\(session.id)"]
         )
-        return .json(provider.tokenResponse(for: session, nonce: nonce, includesContext: includesContext))
+        return .json(
+            provider.tokenResponse(
+                for: session,
+                nonce: nonce,
+                includesContext: includesContext,
+                audience: audience,
+                accessScope: accessScope
+            )
+        )
     }
 
     // MARK: Revocation (RFC 7009)
