@@ -140,11 +140,12 @@ package struct TokenEndpoint: Sendable {
         if let failure, failure.error == "invalid_grant" { throw .loginExpired(saying: failure.error_description) }
         // RFC 8707 section 2: the resource (or RFC 8693 audience) asked for is not one the issuer serves.
         if let failure, failure.error == "invalid_target" {
-            throw .resourceRefused(
-                fields["resource"] ?? fields["audience"],
-                saying: failure.error_description,
-                host: host
-            )
+            // A server that echoes the request must not put a token in an error message.
+            let words = failure.error_description.flatMap { text in
+                ["refresh_token", "subject_token"].contains { fields[$0].map { text.contains($0.prefix(16)) } ?? false }
+                    ? nil : text
+            }
+            throw .resourceRefused(fields["resource"] ?? fields["audience"], saying: words, host: host)
         }
         // A 401 that challenges the client's own credentials (RFC 6749 section 5.2) is about the client, not the
         // login: a wrong or rotated client secret must not send the user to log in again.
