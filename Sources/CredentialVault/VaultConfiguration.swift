@@ -60,6 +60,30 @@ public struct VaultConfiguration: Sendable {
     /// system's alone. Used by the default transport (``DefaultHTTPTransport``) on Linux; on Apple platforms extra
     /// roots are not used and pinned ones make every request fail (see ``DefaultHTTPTransport``).
     public var trustRoots: TrustRoots?
+    /// When a login binds its tokens to a key (DPoP, RFC 9449): ``DPoPSetting/whenOffered`` (the default) when the
+    /// issuer lists ES256 in `dpop_signing_alg_values_supported`, ``DPoPSetting/always`` or ``DPoPSetting/never``.
+    /// A stored login keeps what it was made with: its key is sealed beside its refresh token.
+    public var dpop: DPoPSetting = .whenOffered
+    /// Where the issuer sends the browser after an RP-initiated logout (`post_logout_redirect_uri`, OpenID Connect
+    /// RP-Initiated Logout 1.0): it must be registered for the client. Nil (the default) sends none; the issuer then
+    /// shows its own page.
+    public var postLogoutRedirectURI: URL?
+    /// `max_age` of the authorization request (OpenID Connect Core 1.0 section 3.1.2.1), in whole seconds: the
+    /// user must have authenticated at the issuer at most this long ago (0: now, a step-up). The id token must
+    /// then carry `auth_time`, which is checked against it with the leeway; a login that is older fails with
+    /// ``VaultError/Kind/authenticationTooOld``. Nil (the default) sends none.
+    public var maxAge: Int?
+    /// `acr_values` of the authorization request: the authentication context classes asked for, in order of
+    /// preference (such as a second factor); empty (the default) sends none.
+    public var acrValues: [String]
+    /// `login_hint` of the authorization request: who is logging in (an email or user name the issuer fills
+    /// in); nil (the default) sends none.
+    public var loginHint: String?
+    /// Extra parameters of every authorization request (as kubelogin's `--oidc-auth-request-extra-params`). They
+    /// never replace the standard ones (`client_id`, `redirect_uri`, `state`, PKCE, ...); those of a call
+    /// (``Auth/performOpenIDConnectFlow(flow:userId:timeout:scopes:authorizationParameters:presentAuthorizationURL:)``)
+    /// win over these. A `max_age` given here is checked as ``maxAge`` is.
+    public var authorizationParameters: [String: String]
 
     /// The scopes asked for by default: `openid offline_access`.
     public static let defaultScopes = ["openid", "offline_access"]
@@ -109,6 +133,11 @@ public struct VaultConfiguration: Sendable {
         self.monotonicNow = monotonicNow
         self.logger = logger
         self.trustRoots = nil
+        self.postLogoutRedirectURI = nil
+        self.maxAge = nil
+        self.acrValues = []
+        self.loginHint = nil
+        self.authorizationParameters = [:]
     }
 
     /// A TIM-style configuration: issuer `{server}/auth/realms/{realm}`, key service below it.

@@ -64,7 +64,8 @@ extension FHIRAccess {
         return bundles
     }
 
-    /// `request` with `Authorization: Bearer` and a fresh access token.
+    /// `request` with a fresh access token: `Authorization: Bearer <token>`, or for a token bound to the login's key
+    /// (DPoP, RFC 9449) `Authorization: DPoP <token>` and a `DPoP` proof for the request's method and URL.
     /// - Throws: ``VaultError`` `.invalidConfiguration` when the request's URL is not under ``fhirBase``: the access
     ///   token goes nowhere else.
     public func authorizing(_ request: URLRequest) async throws(VaultError) -> URLRequest {
@@ -78,10 +79,11 @@ extension FHIRAccess {
             )
         }
         var request = request
-        request.setValue(
-            "Bearer \(try await accessToken(forceRefresh: false).token)",
-            forHTTPHeaderField: "Authorization"
-        )
+        let token = try await accessToken(forceRefresh: false)
+        request.setValue("\(token.tokenType) \(token.token)", forHTTPHeaderField: "Authorization")
+        if let proof = try await dpopProof(method: request.httpMethod ?? "GET", url: url, accessToken: token) {
+            request.setValue(proof, forHTTPHeaderField: "DPoP")
+        }
         return request
     }
 
@@ -113,10 +115,16 @@ extension FHIRAccess {
         return json
     }
 
-    /// A GET with a fresh access token; a 401 that challenges the token (`WWW-Authenticate`) refreshes once and
-    /// tries again.
+    /// A GET with a fresh access token; a 401 that asks for a DPoP nonce is sent once more with it (RFC 9449 section
+    /// 9); a 401 that challenges the token (`WWW-Authenticate`) refreshes once and tries again.
     private func get(_ url: URL, accept: String) async throws(VaultError) -> HTTPResponse {
-        var response = try await send(url, accept: accept, token: try await accessToken(forceRefresh: false))
+        let token = try await accessToken(forceRefresh: false)
+        var response = try await send(url, accept: accept, token: token)
+        if await rememberDPoPNonce(from: response, for: url) {
+            fhirConnection.logger.debug("the FHIR server asked for a DPoP nonce; sending the request once more")
+            response = try await send(url, accept: accept, token: token)
+            _ = await rememberDPoPNonce(from: response, for: url)
+        }
         if response.status == 401, response.headers["www-authenticate"] != nil {
             fhirConnection.logger.debug("the FHIR server refused the access token; refreshing it once")
             response = try await send(url, accept: accept, token: try await accessToken(forceRefresh: true))
@@ -126,10 +134,12 @@ extension FHIRAccess {
     }
 
     private func send(_ url: URL, accept: String, token: AccessToken) async throws(VaultError) -> HTTPResponse {
+        var headers = ["Accept": accept, "Authorization": "\(token.tokenType) \(token.token)"]
+        if let proof = try await dpopProof(method: "GET", url: url, accessToken: token) { headers["DPoP"] = proof }
         let request = HTTPRequest(
             method: "GET",
             url: url,
-            headers: ["Accept": accept, "Authorization": "Bearer \(token.token)"],
+            headers: headers,
             timeout: fhirConnection.timeout,
             maximumAnswerSize: FHIRConnection.maximumAnswerSize
         )

@@ -11,4 +11,9 @@ public protocol FHIRAccess: Actor {
     nonisolated var fhirConnection: FHIRConnection { get }
     /// An access token, fresh for the leeway; with `forceRefresh` a new one (after the server refused the last).
     func accessToken(forceRefresh: Bool) async throws(VaultError) -> AccessToken
+    /// The DPoP proof (RFC 9449) for one `method` request to `url` with `accessToken`, when the token is bound to a
+    /// key; nil for a bearer token. Written once in `FHIRAccess+DPoP.swift` for clients without keys.
+    func dpopProof(method: String, url: URL, accessToken: AccessToken) async throws(VaultError) -> String?
+    /// Keeps a `DPoP-Nonce` the FHIR server gave; true when `response` refused for want of it (`use_dpop_nonce`).
+    func rememberDPoPNonce(from response: HTTPResponse, for url: URL) async -> Bool
 }

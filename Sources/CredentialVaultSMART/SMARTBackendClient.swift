@@ -67,11 +67,22 @@ public actor SMARTBackendClient: FHIRAccess {
                     + "\(VaultError.printable(scopes.joined(separator: " "), limit: 200))."
             )
         }
-        // SMART servers SHALL accept RS384 and ES384: an RSA key signs RS384 here, not RS256.
+        // SMART servers SHALL accept RS384 and ES384: an RSA key signs RS384 here, not RS256; an EC key its own
+        // algorithm, pinned so that its published JWK names it.
         if let rs384 = try? ClientAuthentication.privateKeyJWT(pem: privateKeyPEM, keyId: keyId, algorithm: "RS384") {
             authentication = rs384
+        } else if let es384 = try? ClientAuthentication.privateKeyJWT(
+            pem: privateKeyPEM,
+            keyId: keyId,
+            algorithm: "ES384"
+        ) {
+            authentication = es384
         } else {
-            authentication = try ClientAuthentication.privateKeyJWT(pem: privateKeyPEM, keyId: keyId)
+            authentication = try ClientAuthentication.privateKeyJWT(
+                pem: privateKeyPEM,
+                keyId: keyId,
+                algorithm: "ES256"
+            )
         }
         self.fhirBase = fhirBase
         self.clientId = clientId

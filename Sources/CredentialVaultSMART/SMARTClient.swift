@@ -101,8 +101,10 @@ public actor SMARTClient: FHIRAccess {
             introspectionEndpoint: smart.introspectionEndpoint,
             registrationEndpoint: smart.registrationEndpoint,
             jwksURI: smart.jwksURI,
-            tokenEndpointAuthMethods: smart.tokenEndpointAuthMethods
+            tokenEndpointAuthMethods: smart.tokenEndpointAuthMethods,
+            tokenEndpointAuthSigningAlgorithms: smart.tokenEndpointAuthSigningAlgorithms
         )
+        configuration.providerMetadata?.dpopSigningAlgorithms = smart.dpopSigningAlgorithms
         let result = (smart, try Vault(configuration: configuration, transport: transport))
         discovered = result
         return result
@@ -227,6 +229,19 @@ public actor SMARTClient: FHIRAccess {
         try await vault().auth.getAccessToken(forceRefresh: forceRefresh)
     }
 
+    /// The login's DPoP proof for one `method` request to `url` with `accessToken`, when the token is bound to a key
+    /// (RFC 9449); nil for a bearer token.
+    public func dpopProof(method: String, url: URL, accessToken: AccessToken) async throws(VaultError) -> String? {
+        guard accessToken.isDPoPBound else { return nil }
+        return try await vault().auth.dpopProof(method: method, url: url, accessToken: accessToken.token)
+    }
+
+    /// Keeps the FHIR server's `DPoP-Nonce` for the next proof; true when `response` asked for it (`use_dpop_nonce`).
+    public func rememberDPoPNonce(from response: HTTPResponse, for url: URL) async -> Bool {
+        guard let auth = discovered?.vault.auth else { return false }
+        return auth.rememberDPoPNonce(from: response, for: url)
+    }
+
     /// The client this app registered at the server for the session's login (RFC 7591); nil for a configured client
     /// id or without a session.
     public var clientRegistration: ClientRegistration? {
@@ -248,7 +263,9 @@ public actor SMARTClient: FHIRAccess {
     }
 
     /// Ends the session and revokes the refresh token where the server offers revocation (``Auth/logout(clearUser:)``).
-    public func logout(clearUser: Bool = false) async throws(VaultError) {
+    /// - Returns: the URL that ends the browser session at the server, when it offers RP-initiated logout.
+    @discardableResult
+    public func logout(clearUser: Bool = false) async throws(VaultError) -> URL? {
         try await vault().auth.logout(clearUser: clearUser)
     }
 

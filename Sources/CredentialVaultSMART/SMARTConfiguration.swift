@@ -38,11 +38,26 @@ public struct SMARTConfiguration: Sendable, Equatable {
     public let codeChallengeMethods: [String]
     /// `token_endpoint_auth_methods_supported`, when listed.
     public let tokenEndpointAuthMethods: [String]?
+    /// `token_endpoint_auth_signing_alg_values_supported`, when listed: the algorithms an asymmetric client's
+    /// assertion may be signed with.
+    public let tokenEndpointAuthSigningAlgorithms: [String]?
     /// `scopes_supported`, when listed.
     public let scopesSupported: [String]?
     /// `grant_types_supported`, when listed.
     public let grantTypesSupported: [String]?
+    /// `dpop_signing_alg_values_supported` (RFC 9449), when `.well-known/smart-configuration` lists it: with ES256
+    /// among them a login binds its tokens to a key, as ``VaultConfiguration/dpop`` says.
+    public internal(set) var dpopSigningAlgorithms: [String]? = nil
 
     /// Whether the server says it takes PKCE with S256, which every SMART app must use.
     public var offersS256: Bool { codeChallengeMethods.contains("S256") }
+}
+
+extension SMARTConfiguration {
+    /// The same configuration with `dpop_signing_alg_values_supported` as `algorithms`.
+    func withDPoP(_ algorithms: [String]?) -> SMARTConfiguration {
+        var copy = self
+        copy.dpopSigningAlgorithms = algorithms
+        return copy
+    }
 }

@@ -23,8 +23,10 @@ struct SMARTDiscovery: Sendable {
         let capabilities: [String]?
         let code_challenge_methods_supported: [String]?
         let token_endpoint_auth_methods_supported: [String]?
+        let token_endpoint_auth_signing_alg_values_supported: [String]?
         let scopes_supported: [String]?
         let grant_types_supported: [String]?
+        let dpop_signing_alg_values_supported: [String]?
     }
 
     private struct CapabilityStatement: Decodable {
@@ -74,9 +76,11 @@ struct SMARTDiscovery: Sendable {
                 capabilities: document.capabilities ?? [],
                 codeChallengeMethods: document.code_challenge_methods_supported ?? [],
                 tokenEndpointAuthMethods: document.token_endpoint_auth_methods_supported,
+                tokenEndpointAuthSigningAlgorithms: document.token_endpoint_auth_signing_alg_values_supported,
                 scopesSupported: document.scopes_supported,
                 grantTypesSupported: document.grant_types_supported
             )
+            .withDPoP(document.dpop_signing_alg_values_supported)
         }
         let firstProblem =
             first.status == 200 ? "is not a SMART configuration with both endpoints" : "answered HTTP \(first.status)"
@@ -121,6 +125,7 @@ struct SMARTDiscovery: Sendable {
             capabilities: [],
             codeChallengeMethods: [],
             tokenEndpointAuthMethods: nil,
+            tokenEndpointAuthSigningAlgorithms: nil,
             scopesSupported: nil,
             grantTypesSupported: nil
         )

@@ -43,7 +43,7 @@ struct VaultCommand: AsyncParsableCommand {
         subcommands: [
             Register.self, Login.self, Token.self, Whoami.self, Agent.self, Lock.self, Passwd.self, Logout.self,
             Status.self,
-            DeviceUnlock.self, Exec.self, Decode.self, Config.self, Smart.self, Fhir.self, Demo.self,
+            DeviceUnlock.self, Exec.self, DPoPProof.self, Decode.self, Config.self, Smart.self, Fhir.self, Demo.self,
         ]
     )
 

@@ -55,6 +55,32 @@ struct LogoutTests {
         }
     }
 
+    @Test("an issuer with end_session_endpoint: a note on stderr gives the URL that ends the browser session")
+    func endSession() async throws {
+        let log = RequestLog()
+        try await withSandbox(server: log.configuration()) { sandbox in
+            try await AgentTests.register(sandbox)
+            let logout = try await sandbox.run(
+                ["logout", "--password-stdin"],
+                stdin: "\(Self.password)\n",
+                environment: ["CREDENTIAL_VAULT_POST_LOGOUT_REDIRECT_URI": "http://127.0.0.1/callback"]
+            )
+            #expect(logout.status == 0, "\(logout.status): \(logout.stderr)")
+            #expect(logout.stdout.contains("the issuer revoked it"), "\(logout.stdout)")
+            let line = try #require(
+                logout.stderr.split(separator: "\n").first { $0.contains("browser session") },
+                "\(logout.stderr)"
+            )
+            let url = try #require(line.split(separator: " ").last.flatMap { URL(string: String($0)) })
+            #expect(url.path().hasSuffix("/protocol/openid-connect/logout"), "\(url)")
+            let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+            #expect(items.first { $0.name == "client_id" }?.value == "vault")
+            #expect(items.first { $0.name == "post_logout_redirect_uri" }?.value == "http://127.0.0.1/callback")
+            // A password login keeps no id token, so the URL carries no hint.
+            #expect(!items.contains { $0.name == "id_token_hint" })
+        }
+    }
+
     /// `token` (and `login`) after logout: "no login is stored", exit 67, no password asked, no token request.
     private static func expectLoggedOut(_ sandbox: CLISandbox, _ log: RequestLog) async throws {
         let before = log.tokenRequests

@@ -61,6 +61,14 @@ public struct KeyServiceMockConfiguration: Sendable {
     /// Whether discovery names a revocation endpoint (RFC 7009); `true` by default. Off, the server behaves like an
     /// issuer that offers no revocation (the route still answers, but no client is told of it).
     public var offersRevocation: Bool = true
+    /// DPoP (RFC 9449, ``DPoPMode``); nil, the default, leaves it off: discovery lists no DPoP algorithm and proofs
+    /// are ignored.
+    public var dpop: DPoPMode? = nil
+    /// How long before a code-flow login the user is said to have authenticated: the id token's `auth_time` is
+    /// that much before the session starts. 0 by default (the user authenticates at each login). A test sets it
+    /// to play an issuer whose single sign-on session is older than a client's `max_age` and that did not ask
+    /// the user again.
+    public var authenticationAge: TimeInterval = 0
     /// The clock every expiry is computed and checked with; inject a ``ManualClock`` in tests.
     public var now: @Sendable () -> Date = { Date() }
     /// Whether SIGINT and SIGTERM stop the server gracefully (for the `keyservice-mock` executable).

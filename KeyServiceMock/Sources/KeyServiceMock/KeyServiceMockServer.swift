@@ -175,9 +175,13 @@ public final class KeyServiceMockServer: Sendable {
             sessions: try SessionStore(state: state),
             address: address,
             smartStore: smartStore,
-            backendServices: try BackendServices(configuration.smart?.backendClients ?? []),
+            backendServices: try BackendServices(
+                configuration.smart?.backendClients ?? [],
+                rules: configuration.smart?.clientAssertions ?? ClientAssertionRules()
+            ),
             tokenRequests: tokenRequestCounts,
-            registry: registry
+            registry: registry,
+            dpop: configuration.dpop.map { DPoPVerifier(mode: $0) }
         )
         // The key table lives in the state's SQLite file, beside the identity provider's tables.
         let keyService = KeyService(
@@ -310,6 +314,11 @@ public final class KeyServiceMockServer: Sendable {
             }
             // Read here too, so that a bad JWK Set is refused before the state is opened.
             _ = try BackendServices(smart.backendClients)
+            guard !smart.clientAssertions.accepted.isEmpty else {
+                throw KeyServiceMockError(
+                    "the SMART mode's clientAssertions.algorithms must name one of \(BackendServices.algorithms)"
+                )
+            }
         }
     }
 

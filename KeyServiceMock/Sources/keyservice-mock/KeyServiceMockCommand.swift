@@ -121,6 +121,13 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
     )
     var smartRefreshIncludesContext = false
 
+    @Flag(
+        help: """
+            SMART mode that checks private_key_jwt assertions as SMART's asymmetric client authentication says:             RS384 or ES384 only, aud the token endpoint at every endpoint (kid is always required); implies --smart.
+            """
+    )
+    var smartStrictAssertions = false
+
     @Option(
         help: ArgumentHelp(
             """
@@ -191,8 +198,11 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
                 throw ExitCode.failure
             }
         }
-        if smart || smartLegacy || smartWithoutS256 || smartRefreshIncludesContext || !smartBackendClient.isEmpty {
+        if smart || smartLegacy || smartWithoutS256 || smartRefreshIncludesContext || smartStrictAssertions
+            || !smartBackendClient.isEmpty
+        {
             var mode = SMARTMode()
+            if smartStrictAssertions { mode.clientAssertions = .smart }
             mode.discovery = smartLegacy ? .capabilityStatementOnly : .wellKnown
             mode.offersS256 = !smartWithoutS256
             mode.refreshIncludesContext = smartRefreshIncludesContext

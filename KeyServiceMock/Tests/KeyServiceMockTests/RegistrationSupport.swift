@@ -51,14 +51,18 @@ struct RegistrationClient: Sendable {
     static let redirectURI = "http://127.0.0.1/callback"
 
     /// Runs `body` against a server with dynamic registration on (`registration`), in the SMART mode unless
-    /// `smart` is false.
+    /// `smart` is false, checking assertions by `assertions` (in the SMART mode).
     static func withServer(
         smart: Bool = true,
         registration: Bool = true,
+        assertions: ClientAssertionRules = ClientAssertionRules(),
         _ body: (RegistrationClient) async throws -> Void
     ) async throws {
         let clock = ManualClock()
-        var configuration = smart ? SMARTClient.configuration(clock: clock) : KeyServiceMockConfiguration()
+        var configuration =
+            smart
+            ? SMARTClient.configuration(clock: clock) { $0.clientAssertions = assertions }
+            : KeyServiceMockConfiguration()
         configuration.now = clock.dateProvider
         configuration.dynamicRegistration = registration
         let keys = try BackendKeys.shared.get()

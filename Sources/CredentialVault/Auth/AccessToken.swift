@@ -21,11 +21,22 @@ public struct AccessToken: Sendable, Hashable, CustomStringConvertible, CustomDe
     /// The token decoded as a JWT (unverified: the resource server checks it), or nil when it is opaque or
     /// not a JWT this library can read.
     public let jwt: JWT?
+    /// The token's type as the issuer answered it: `Bearer`, or `DPoP` for a token bound to the login's key (RFC
+    /// 9449), which goes out as `Authorization: DPoP <token>` with a proof (``Auth/authorizing(_:)``).
+    public let tokenType: String
 
-    /// A token from a token answer: `expiresIn` is the answer's `expires_in`, counted from `now`.
-    package init(token: String, userId: String, expiresIn: TimeInterval?, now: Date) {
+    /// Whether the token is bound to the login's DPoP key (``tokenType`` `DPoP`).
+    public var isDPoPBound: Bool { tokenType == Self.dpopType }
+
+    /// ``tokenType`` of a token bound to a key.
+    public static let dpopType = "DPoP"
+
+    /// A token from a token answer: `expiresIn` is the answer's `expires_in`, counted from `now`; `tokenType` is the
+    /// answer's `token_type` (any spelling of `DPoP` is ``dpopType``, anything else `Bearer`).
+    package init(token: String, userId: String, expiresIn: TimeInterval?, now: Date, tokenType: String? = nil) {
         self.token = token
         self.userId = userId
+        self.tokenType = tokenType?.lowercased() == "dpop" ? Self.dpopType : "Bearer"
         let jwt = try? JWT(token: token)
         self.jwt = jwt
         expireDate = jwt?.expireDate ?? expiresIn.map { now.addingTimeInterval($0) }

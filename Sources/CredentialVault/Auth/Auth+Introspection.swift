@@ -25,7 +25,7 @@ extension Auth {
         } else {
             (subject, hint) = (try await getAccessToken().token, "access_token")
         }
-        let endpoint = try authenticated(
+        let endpoint = try await authenticated(
             url,
             methods: metadata.tokenEndpointAuthMethods,
             as: session?.refreshToken.client

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Logging
 
 extension Auth {
@@ -17,11 +17,18 @@ extension Auth {
     ///   endpoint (the token then stays valid at the issuer until it expires; the message says so),
     ///   `isNetworkError` when its revocation endpoint could not be reached; a storage error when the login
     ///   could not be erased here (then nothing was erased).
-    public func logout(clearUser: Bool = false) async throws(VaultError) {
+    /// - Returns: the URL that ends the user's session at the issuer in the browser too (``endSessionURL()``), when
+    ///   the issuer offers RP-initiated logout; nil otherwise. The login here is ended either way; opening the URL
+    ///   is the user's (or the app's) step. A caller that needs the URL even when revocation fails asks
+    ///   ``endSessionURL()`` first.
+    @discardableResult
+    public func logout(clearUser: Bool = false) async throws(VaultError) -> URL? {
         guard let ending = session else {
             if clearUser, let userId = try? await resolveUser(nil) { try await userStorage.clear(userId: userId) }
-            return
+            return nil
         }
+        // Before the session ends: its id token is the hint. A discovery that fails leaves no URL, not an error.
+        let browserLogout = try? await endSessionURL()
         endSession()
         var revocationError: VaultError?
         do {
@@ -39,6 +46,32 @@ extension Auth {
             await deleteRegistration(of: ending)
         }
         if let revocationError { throw revocationError }
+        return browserLogout
+    }
+
+    /// The URL that ends the user's session at the issuer in the browser (OpenID Connect RP-Initiated Logout 1.0),
+    /// when discovery lists an `end_session_endpoint`: with `client_id`, `id_token_hint` when this session holds the
+    /// id token of its login (a login opened with the password keeps none), and `post_logout_redirect_uri` when
+    /// ``VaultConfiguration/postLogoutRedirectURI`` is set. Nil when the issuer offers no such endpoint.
+    ///
+    /// Ending the session here (``logout(clearUser:)``) does not end the issuer's single sign-on session in the
+    /// browser: the next login there would go through without a password. Opening this URL does.
+    /// - Throws: ``VaultError`` from discovery.
+    public func endSessionURL() async throws(VaultError) -> URL? {
+        let metadata = try await metadata()
+        guard let endpoint = metadata.endSessionEndpoint,
+            var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false)
+        else { return nil }
+        var fields: [(String, String)] = []
+        if let idToken = session?.idToken { fields.append(("id_token_hint", idToken.token)) }
+        fields.append(("client_id", session?.refreshToken.client?.clientId ?? configuration.clientId))
+        if let redirect = configuration.postLogoutRedirectURI {
+            fields.append(("post_logout_redirect_uri", redirect.absoluteString))
+        }
+        let added = fields.map { "\($0.0)=\(FormEncoding.escape($0.1))" }.joined(separator: "&")
+        let existing = components.percentEncodedQuery.map { $0.isEmpty ? "" : $0 + "&" } ?? ""
+        components.percentEncodedQuery = existing + added
+        return components.url
     }
 
     /// Deletes the client this library registered for the login (RFC 7592), where the issuer manages registrations:
@@ -75,13 +108,13 @@ extension Auth {
     private func revoke(_ refreshToken: RefreshToken) async throws(VaultError) {
         let metadata = try await metadata()
         guard let url = metadata.revocationEndpoint else { throw .revocationNotOffered }
-        try await RevocationEndpoint(
-            endpoint: try authenticated(
-                url,
-                methods: metadata.revocationEndpointAuthMethods ?? metadata.tokenEndpointAuthMethods,
-                as: refreshToken.client
-            )
+        var endpoint = try await authenticated(
+            url,
+            methods: metadata.revocationEndpointAuthMethods ?? metadata.tokenEndpointAuthMethods,
+            as: refreshToken.client
         )
-        .revoke(refreshToken.token)
+        // A server that binds refresh tokens to the key may ask for the key's proof to revoke one too.
+        endpoint.dpop = refreshToken.dpopKey.map(dpopProofs(for:))
+        try await RevocationEndpoint(endpoint: endpoint).revoke(refreshToken.token)
     }
 }

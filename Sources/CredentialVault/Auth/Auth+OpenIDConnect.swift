@@ -84,6 +84,8 @@ extension Auth {
         ]
         if flow == .signUp { fields["prompt"] = "create" }
         fields.merge(authorizationParameters) { standard, _ in standard }
+        fields.merge(configuration.authorizationRequestParameters) { asked, _ in asked }
+        let maxAge = try Self.maxAge(fields["max_age"])
         let authorizationURL = Self.url(metadata.authorizationEndpoint, adding: fields)
 
         // The path the browser's request names, as it goes over the wire (percent-encoded; `/` for none).
@@ -135,7 +137,9 @@ extension Auth {
         }
 
         let code = try Self.code(from: redirect, state: state, redirectURI: redirectURI, metadata: metadata)
-        let endpoint = try await tokenEndpoint(for: registration)
+        // DPoP (RFC 9449): a new key for this login, whose proofs go with the code; kept only when the issuer binds.
+        let dpopKey = usesDPoP(metadata) ? DPoPKey() : nil
+        let endpoint = try await tokenEndpoint(for: registration, dpop: dpopKey)
         let requestedAt = configuration.monotonicNow()
         let response: TokenResponse
         do {
@@ -154,13 +158,20 @@ extension Auth {
             metadata: metadata,
             namedUser: namedUser,
             clientId: clientId,
-            openID: requested.contains("openid")
+            openID: requested.contains("openid"),
+            maxAge: maxAge
         )
         guard let refresh = response.refreshToken else { throw .noRefreshToken }
         endSession()
         session = ActiveSession(
             userId: userId,
-            refreshToken: RefreshToken(token: refresh, userId: userId, context: response.context, client: registration),
+            refreshToken: RefreshToken(
+                token: refresh,
+                userId: userId,
+                context: response.context,
+                client: registration,
+                dpopKey: boundKey(dpopKey, response)
+            ),
             idToken: idToken
         )
         let token = accessToken(response, userId: userId)
@@ -268,6 +279,19 @@ extension Auth {
         )
     }
 
+    /// `max_age` as sent (whole seconds, 0 or more), or nil when none is.
+    /// - Throws: ``VaultError`` (a configuration error) for anything else: the issuer would refuse it, and it
+    ///   could not be checked.
+    static func maxAge(_ text: String?) throws(VaultError) -> Int? {
+        guard let text else { return nil }
+        guard let seconds = Int(text), seconds >= 0, text.allSatisfy(\.isASCII) else {
+            throw .invalidConfiguration(
+                "max_age is \(VaultError.printable(text, limit: 40)); it is a whole number of seconds, 0 or more"
+            )
+        }
+        return seconds
+    }
+
     /// The validated id_token's `sub` and the id_token; without an id_token, the name the caller gave.
     private func user(
         from response: TokenResponse,
@@ -275,13 +299,22 @@ extension Auth {
         metadata: ProviderMetadata,
         namedUser: String?,
         clientId: String,
-        openID: Bool
+        openID: Bool,
+        maxAge: Int?
     ) async throws(VaultError) -> (userId: String, idToken: JWT?) {
         guard let idToken = response.idToken else {
             // An OpenID Provider asked for openid must answer with an id_token: without one nothing is validated,
             // so nothing is kept. A caller's name stands in only where no id_token was asked for.
             guard !openID else {
                 throw .openIDConnectFailed("the issuer gave no id token, though the openid scope was asked for")
+            }
+            if maxAge != nil {
+                throw VaultError(
+                    .authenticationTooOld,
+                    "The login asked for max_age, but the issuer gave no id token to say when the user authenticated "
+                        + "(ask for the openid scope).",
+                    origin: .issuer
+                )
             }
             guard let namedUser, !namedUser.isEmpty else {
                 throw .openIDConnectFailed(
@@ -300,7 +333,8 @@ extension Auth {
             issuer: issuer,
             clientId: clientId,
             // The leeway is also the refresh margin; a generous one must not make id_token times lax.
-            leeway: min(configuration.leeway, IDTokenVerifier.maximumClockSkew)
+            leeway: min(configuration.leeway, IDTokenVerifier.maximumClockSkew),
+            maxAge: maxAge
         )
         let claims = try await verifier.verify(
             idToken,

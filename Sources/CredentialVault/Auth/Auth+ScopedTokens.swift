@@ -95,7 +95,8 @@ extension Auth {
         guard let current = session, current.id == key.sessionId else { throw .notLoggedIn }
         let request = TokenExchangeRequest(subjectToken: subject.token, resource: key.resource, scope: key.scopeField)
         let requestedAt = configuration.monotonicNow()
-        let response = try await tokenEndpoint(for: current.refreshToken.client).grant(request.fields)
+        let endpoint = try await tokenEndpoint(for: current.refreshToken.client, dpop: current.refreshToken.dpopKey)
+        let response = try await endpoint.grant(request.fields)
         let token = accessToken(response, userId: current.userId)
         configuration.logger.debug("access token for one resource issued", metadata: ["grant": "token-exchange"])
         return (token, freshUntil(token, response, requestedAt: requestedAt))

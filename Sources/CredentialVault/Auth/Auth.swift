@@ -31,6 +31,8 @@ public actor Auth {
     var pendingRedirect: (id: UUID, prefix: String, continuation: CheckedContinuation<URL?, Never>)?
     /// Access tokens for one resource (``getAccessToken(resource:scopes:method:)``), apart from the session's own.
     var scopedTokens = ScopedTokenCache()
+    /// The servers' newest DPoP nonces, for every proof this `Auth` makes (``dpopProofs(for:)``).
+    let dpopNonces = DPoPNonces()
 
     /// An auth over `userStorage` (use ``Vault`` to build both from one configuration).
     ///
@@ -217,11 +219,11 @@ public actor Auth {
         extraFields: [String: String] = [:]
     ) async throws(VaultError) -> (TokenResponse, ClientRegistration?) {
         guard let registration = refreshToken.client, registration.hasPendingKey else {
-            let endpoint = try await tokenEndpoint(for: refreshToken.client)
+            let endpoint = try await tokenEndpoint(for: refreshToken.client, dpop: refreshToken.dpopKey)
             return (try await endpoint.refresh(refreshToken.token, extraFields: extraFields), nil)
         }
         do {
-            let response = try await tokenEndpoint(for: registration, pendingKey: true)
+            let response = try await tokenEndpoint(for: registration, pendingKey: true, dpop: refreshToken.dpopKey)
                 .refresh(refreshToken.token, extraFields: extraFields)
             configuration.logger.debug("the issuer accepted the client's new key; the old one is dropped")
             return (response, registration.promotingPendingKey())
@@ -229,7 +231,7 @@ public actor Auth {
             // A bare 400 or 401 reads as a dead login; the old key's request tells which it is.
             guard error.httpStatus == 400 || error.httpStatus == 401 || error.isLoginExpired else { throw error }
             configuration.logger.debug("the issuer refused the client's new key; signing with the old one")
-            let endpoint = try await tokenEndpoint(for: registration)
+            let endpoint = try await tokenEndpoint(for: registration, dpop: refreshToken.dpopKey)
             return (try await endpoint.refresh(refreshToken.token, extraFields: extraFields), nil)
         }
     }
@@ -241,7 +243,8 @@ public actor Auth {
             token: response.accessToken,
             userId: userId,
             expiresIn: response.expiresIn,
-            now: configuration.now()
+            now: configuration.now(),
+            tokenType: response.context["token_type"]?.stringValue
         )
     }
 
@@ -325,20 +328,22 @@ public actor Auth {
         guard issuer.isSecureOrLoopback else { throw .insecureURL(issuer, role: "the issuer", origin: .issuer) }
     }
 
-    /// The token endpoint, for the client `registration` (the configured client when nil).
+    /// The token endpoint, for the client `registration` (the configured client when nil); with `dpop`, every
+    /// request carries a proof signed by that key.
     func tokenEndpoint(
         for registration: ClientRegistration?,
-        pendingKey: Bool = false
+        pendingKey: Bool = false,
+        dpop: DPoPKey? = nil
     ) async throws(VaultError) -> TokenEndpoint {
         let metadata = try await metadata()
-        return TokenEndpoint(
-            endpoint: try authenticated(
-                metadata.tokenEndpoint,
-                methods: metadata.tokenEndpointAuthMethods,
-                as: registration,
-                pendingKey: pendingKey
-            )
+        var endpoint = try await authenticated(
+            metadata.tokenEndpoint,
+            methods: metadata.tokenEndpointAuthMethods,
+            as: registration,
+            pendingKey: pendingKey
         )
+        endpoint.dpop = dpop.map(dpopProofs(for:))
+        return TokenEndpoint(endpoint: endpoint)
     }
 
     /// `url` as an endpoint the client authenticates at: the client this library registered for the login
@@ -349,7 +354,8 @@ public actor Auth {
         methods: [String]?,
         as registration: ClientRegistration?,
         pendingKey: Bool = false
-    ) throws(VaultError) -> AuthenticatedEndpoint {
+    ) async throws(VaultError) -> AuthenticatedEndpoint {
+        let metadata = try await metadata()
         let clientId: String
         let authentication: ClientAuthentication
         if let registration {
@@ -370,6 +376,11 @@ public actor Auth {
             clientId: clientId,
             authentication: authentication,
             supportedMethods: methods,
+            audiences: AssertionAudiences(
+                tokenEndpoint: metadata.tokenEndpoint,
+                issuer: metadata.issuerIdentifier ?? metadata.issuer.absoluteString,
+                signingAlgorithms: metadata.tokenEndpointAuthSigningAlgorithms
+            ),
             now: configuration.now,
             transport: transport,
             timeout: configuration.requestTimeout,

@@ -32,8 +32,16 @@ extension VaultError {
     }
 
     /// The token endpoint answered an error status (other than `invalid_grant`).
-    static func tokenRequestRefused(status: Int, errorCode: String?, host: String) -> VaultError {
-        let code = errorCode.map { " (\(printable($0)))" } ?? ""
+    /// - Parameter saying: the issuer's `error_description` of a refused client authentication, which names the rule
+    ///   the client broke (a missing `kid`, an algorithm it does not take); shown printable and bounded.
+    static func tokenRequestRefused(
+        status: Int,
+        errorCode: String?,
+        host: String,
+        saying: String? = nil
+    ) -> VaultError {
+        let words = saying.map { ": \(printable($0, limit: 300))" } ?? ""
+        let code = errorCode.map { " (\(printable($0))\(words))" } ?? ""
         // RFC 6749 section 5.2: the client's own authentication failed.
         let hint =
             errorCode == "invalid_client"

@@ -43,6 +43,7 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
             case noUnlockedEnvelope
             case accessDenied
             case registrationFailed
+            case authenticationTooOld
             case resourceRefused
         }
 
@@ -121,6 +122,9 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
         /// The issuer refused to register the client, or to update or delete its registration (RFC 7591, RFC 7592),
         /// or offers no registration endpoint to a configuration without a client id.
         public static let registrationFailed = Self(.registrationFailed)
+        /// The issuer's id token says the user authenticated longer ago than the login's `max_age` allows (its
+        /// `auth_time`), or does not say when: a step-up that did not happen. Log in again.
+        public static let authenticationTooOld = Self(.authenticationTooOld)
         /// The issuer refused to issue a token for the resource or audience asked for (RFC 8707 `invalid_target`), or
         /// the resource is not an absolute URL without a fragment.
         public static let resourceRefused = Self(.resourceRefused)

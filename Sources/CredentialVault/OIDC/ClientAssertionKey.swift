@@ -4,9 +4,11 @@ import JWTKit
 import VaultCrypto
 
 /// A confidential client's private key and the `client_assertion` JWTs it signs (RFC 7523 section 3): `iss` and
-/// `sub` the client id, `aud` the endpoint the assertion goes to, a random `jti`, `iat` now and `exp` a minute
-/// later, `kid` in the header when the key has an id. jwt-kit signs: RS256 or RS384 with an RSA key, ES256 with a
-/// P-256 key, ES384 with a P-384 key (SMART's backend services require RS384 or ES384).
+/// `sub` the client id, `aud` the token endpoint (or the issuer, as ``audience`` says), a random `jti`, `iat` now
+/// and `exp` a minute later, `kid` in the header when the key has an id. jwt-kit signs: RS384 or RS256 with an RSA
+/// key, ES256 with a P-256 key, ES384 with a P-384 key. Unless one is configured, the algorithm is chosen per
+/// request from the key and the server's `token_endpoint_auth_signing_alg_values_supported` (SMART's rule: RS384
+/// and ES384 first).
 struct ClientAssertionKey: Sendable {
     private enum Key: Sendable {
         case rsa(JWTKit.Insecure.RSA.PrivateKey)
@@ -16,14 +18,30 @@ struct ClientAssertionKey: Sendable {
 
     private let key: Key
     let keyId: String?
-    /// The JWS algorithm the assertions carry.
-    let algorithm: String
+    /// The JWS algorithm configured for the assertions; nil: chosen from the key and what the server lists.
+    let configuredAlgorithm: String?
+    /// The algorithms this key signs, in the order they are preferred: SMART's RS384 before RS256.
+    let usableAlgorithms: [String]
+    /// What the assertions name as `aud`.
+    let audience: ClientAssertionAudience
+
+    /// The algorithm of an assertion for a server that lists nothing: the configured one, else RS256 for an RSA
+    /// key (what every OpenID Connect server takes), ES256 for P-256, ES384 for P-384.
+    var defaultAlgorithm: String {
+        configuredAlgorithm ?? (usableAlgorithms.contains("RS256") ? "RS256" : usableAlgorithms[0])
+    }
 
     /// How long an assertion is valid: short, as RFC 7523 section 3 advises (SMART allows at most five minutes).
     static let lifetime: TimeInterval = 60
 
-    /// The key in `pem`, signing with `algorithm` (nil: RS256 for RSA, ES256 for P-256, ES384 for P-384).
-    init(pem: String, keyId: String?, algorithm: String? = nil) throws(VaultError) {
+    /// The key in `pem`, signing with `algorithm` (nil: chosen per server, see ``algorithm(offered:)``), naming
+    /// `audience` as `aud`.
+    init(
+        pem: String,
+        keyId: String?,
+        algorithm: String? = nil,
+        audience: ClientAssertionAudience = .tokenEndpoint
+    ) throws(VaultError) {
         if let rsa = try? JWTKit.Insecure.RSA.PrivateKey(pem: pem) {
             key = .rsa(rsa)
         } else if let p256 = try? ES256PrivateKey(pem: pem) {
@@ -37,18 +55,48 @@ struct ClientAssertionKey: Sendable {
         }
         let usable: [String] =
             switch key {
-            case .rsa: ["RS256", "RS384"]
+            case .rsa: ["RS384", "RS256"]
             case .p256: ["ES256"]
             case .p384: ["ES384"]
             }
-        let chosen = algorithm ?? usable[0]
-        guard usable.contains(chosen) else {
+        if let algorithm, !usable.contains(algorithm) {
             throw .invalidConfiguration(
-                "the client's key signs \(usable.joined(separator: " or ")), not \(VaultError.printable(chosen))"
+                "the client's key signs \(usable.joined(separator: " or ")), not \(VaultError.printable(algorithm))"
             )
         }
-        self.algorithm = chosen
+        if let keyId, keyId.isEmpty {
+            throw .invalidConfiguration("the client key id is empty: give the kid the server knows the key by, or none")
+        }
+        self.configuredAlgorithm = algorithm
+        self.usableAlgorithms = usable
         self.keyId = keyId
+        self.audience = audience
+    }
+
+    /// The algorithm of an assertion to a server whose `token_endpoint_auth_signing_alg_values_supported` is
+    /// `offered` (nil when it lists nothing): the configured one, which the server must list when it lists any;
+    /// else the first this key signs that the server lists (RS384 before RS256); else ``defaultAlgorithm``.
+    /// - Throws: ``VaultError`` (a configuration error) when the server lists algorithms and none fits the key.
+    func algorithm(offered: [String]?) throws(VaultError) -> String {
+        guard let offered, !offered.isEmpty else { return defaultAlgorithm }
+        let listed = offered.map { VaultError.printable($0, limit: 20) }.joined(separator: ", ")
+        if let configuredAlgorithm {
+            guard offered.contains(configuredAlgorithm) else {
+                throw .invalidConfiguration(
+                    "the client's assertions are configured to be signed with \(configuredAlgorithm), but the issuer "
+                        + "accepts only \(listed) (token_endpoint_auth_signing_alg_values_supported)"
+                )
+            }
+            return configuredAlgorithm
+        }
+        guard let chosen = usableAlgorithms.first(where: offered.contains) else {
+            throw .invalidConfiguration(
+                "the issuer accepts client assertions signed with \(listed) only "
+                    + "(token_endpoint_auth_signing_alg_values_supported), and the client's key signs "
+                    + "\(usableAlgorithms.joined(separator: " or ")): use an RSA key (RS384) or a P-384 key (ES384)"
+            )
+        }
+        return chosen
     }
 
     /// A new private key in PEM: RSA of 2048 bits, or P-384 (for RS384 or ES384 assertions).
@@ -60,10 +108,12 @@ struct ClientAssertionKey: Sendable {
         return P384.Signing.PrivateKey().pemRepresentation
     }
 
-    /// The public half as a JWK (RFC 7517): `kty`, the key's numbers, `alg`, `use: sig` and `kid` when there is one,
-    /// for the server's registration of the client.
+    /// The public half as a JWK (RFC 7517): `kty`, the key's numbers, `use: sig`, `kid` when there is one and `alg`
+    /// when one is configured (a key whose algorithm is chosen per server pins none), for the server's registration
+    /// of the client.
     func publicJWK() -> [String: JSONValue] {
-        var jwk: [String: JSONValue] = ["alg": .string(algorithm), "use": "sig"]
+        var jwk: [String: JSONValue] = ["use": "sig"]
+        if let configuredAlgorithm { jwk["alg"] = .string(configuredAlgorithm) }
         if let keyId { jwk["kid"] = .string(keyId) }
         switch key {
         case .rsa(let rsa):
@@ -101,12 +151,15 @@ struct ClientAssertionKey: Sendable {
         func verify(using algorithm: some JWTAlgorithm) async throws {}
     }
 
-    func assertion(clientId: String, audience: URL, now: Date) async throws(VaultError) -> String {
+    /// A new assertion for `clientId`, naming `audience` as `aud`, signed with `algorithm` (one of
+    /// ``usableAlgorithms``).
+    func assertion(clientId: String, audience: String, algorithm: String, now: Date) async throws(VaultError) -> String
+    {
         let issuedAt = Int(now.timeIntervalSince1970)
         let claims = Claims(
             iss: clientId,
             sub: clientId,
-            aud: audience.absoluteString,
+            aud: audience,
             jti: Base64URL.encode(SecureRandom.bytes(count: 16)),
             iat: issuedAt,
             exp: issuedAt + Int(Self.lifetime)

@@ -58,21 +58,45 @@ public struct ClientAuthentication: Sendable, CustomStringConvertible, CustomDeb
         return ClientAuthentication(credential: .secret(secret, method))
     }
 
-    /// A confidential client with a private key in PEM, with the `kid` the issuer knows it by, if any, signing its
-    /// assertions with `algorithm`: RS256 or RS384 for an RSA key of 2048 bits or more, ES256 for P-256, ES384 for
-    /// P-384 (nil: RS256, ES256 or ES384 by the key; SMART backend services want RS384 or ES384).
-    /// - Throws: ``VaultError`` (a configuration error) when the PEM is none of these, or cannot sign `algorithm`.
+    /// A confidential client with a private key in PEM (`private_key_jwt`, RFC 7523).
+    ///
+    /// - Parameters:
+    ///   - pem: an RSA key of 2048 bits or more, or a P-256 or P-384 key.
+    ///   - keyId: the `kid` the server knows the key's public half by, sent in every assertion's header (SMART's
+    ///     asymmetric client authentication requires one); nil sends none.
+    ///   - algorithm: RS384 or RS256 for an RSA key, ES256 for P-256, ES384 for P-384; nil (the default) chooses per
+    ///     server from its `token_endpoint_auth_signing_alg_values_supported`, RS384 before RS256 (SMART's rule), and
+    ///     RS256, ES256 or ES384 by the key when it lists none.
+    ///   - audience: what the assertions name as `aud`: the token endpoint (the default, RFC 7523 and SMART), at the
+    ///     token, introspection and revocation endpoints alike, or the issuer for a server that wants that.
+    /// - Throws: ``VaultError`` (a configuration error) when the PEM is none of these, cannot sign `algorithm`, or
+    ///   `keyId` is empty.
     public static func privateKeyJWT(
         pem: String,
         keyId: String? = nil,
-        algorithm: String? = nil
+        algorithm: String? = nil,
+        audience: ClientAssertionAudience = .tokenEndpoint
     ) throws(VaultError) -> ClientAuthentication {
         ClientAuthentication(
-            credential: .privateKey(try ClientAssertionKey(pem: pem, keyId: keyId, algorithm: algorithm))
+            credential: .privateKey(
+                try ClientAssertionKey(pem: pem, keyId: keyId, algorithm: algorithm, audience: audience)
+            )
         )
     }
 
-    /// A new private key in PEM for ``privateKeyJWT(pem:keyId:algorithm:)``: RSA of 2048 bits (`rsa`), else P-384.
+    /// The `kid` a private key client's assertions carry; nil for other clients and for a key without one.
+    public var keyId: String? {
+        guard case .privateKey(let key) = credential else { return nil }
+        return key.keyId
+    }
+
+    /// What a private key client's assertions name as `aud`; nil for other clients.
+    public var assertionAudience: ClientAssertionAudience? {
+        guard case .privateKey(let key) = credential else { return nil }
+        return key.audience
+    }
+
+    /// A new private key in PEM for ``privateKeyJWT(pem:keyId:algorithm:audience:)``: RSA of 2048 bits (`rsa`), else P-384.
     /// A secret: keep it in a file only its owner can read.
     public static func generatePrivateKey(rsa: Bool = true) -> String {
         ClientAssertionKey.generate(rsa: rsa)
@@ -125,13 +149,15 @@ public struct ClientAuthentication: Sendable, CustomStringConvertible, CustomDeb
         }
     }
 
-    /// A form-encoded POST of `fields` to `endpoint` carrying the client's credentials: the one way the token
-    /// and revocation endpoints are called.
+    /// A form-encoded POST of `fields` to `endpoint` carrying the client's credentials: the one way the token,
+    /// introspection and revocation endpoints are called. A private key's assertion names `audiences`' choice (nil:
+    /// `endpoint` is the token endpoint, and no algorithms are listed).
     func formRequest(
         to endpoint: URL,
         fields: [String: String],
         clientId: String,
         supported: [String]?,
+        audiences: AssertionAudiences? = nil,
         now: Date,
         timeout: TimeInterval
     ) async throws(VaultError) -> HTTPRequest {
@@ -139,8 +165,9 @@ public struct ClientAuthentication: Sendable, CustomStringConvertible, CustomDeb
         var headers = ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"]
         try await authenticate(
             clientId: clientId,
-            to: endpoint,
             supported: supported,
+            audiences: audiences
+                ?? AssertionAudiences(tokenEndpoint: endpoint, issuer: endpoint.absoluteString, signingAlgorithms: nil),
             now: now,
             fields: &all,
             headers: &headers
@@ -158,8 +185,8 @@ public struct ClientAuthentication: Sendable, CustomStringConvertible, CustomDeb
     /// assertion) to `fields`, or an `Authorization` header.
     private func authenticate(
         clientId: String,
-        to endpoint: URL,
         supported: [String]?,
+        audiences: AssertionAudiences,
         now: Date,
         fields: inout [String: String],
         headers: inout [String: String]
@@ -175,7 +202,12 @@ public struct ClientAuthentication: Sendable, CustomStringConvertible, CustomDeb
         case (.privateKey(let key), _):
             fields["client_id"] = clientId
             fields["client_assertion_type"] = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
-            fields["client_assertion"] = try await key.assertion(clientId: clientId, audience: endpoint, now: now)
+            fields["client_assertion"] = try await key.assertion(
+                clientId: clientId,
+                audience: audiences.audience(key.audience),
+                algorithm: try key.algorithm(offered: audiences.signingAlgorithms),
+                now: now
+            )
         case (.none, _):
             fields["client_id"] = clientId
         }

@@ -18,7 +18,9 @@ struct Discovery: Sendable {
         let jwks_uri: String?
         let token_endpoint_auth_methods_supported: [String]?
         let revocation_endpoint_auth_methods_supported: [String]?
+        let token_endpoint_auth_signing_alg_values_supported: [String]?
         let authorization_response_iss_parameter_supported: Bool?
+        let dpop_signing_alg_values_supported: [String]?
         let grant_types_supported: [String]?
     }
 
@@ -46,7 +48,7 @@ struct Discovery: Sendable {
                 }
             }
         }
-        return try ProviderMetadata(
+        var metadata = try ProviderMetadata(
             issuer: issuer,
             issuerIdentifier: issuerText,
             authorizationEndpoint: authorization,
@@ -58,9 +60,12 @@ struct Discovery: Sendable {
             jwksURI: try Self.endpoint(document.jwks_uri, "jwks_uri"),
             tokenEndpointAuthMethods: document.token_endpoint_auth_methods_supported,
             revocationEndpointAuthMethods: revocationMethods,
+            tokenEndpointAuthSigningAlgorithms: document.token_endpoint_auth_signing_alg_values_supported,
             authorizationResponseIssuer: document.authorization_response_iss_parameter_supported ?? false,
             grantTypesSupported: document.grant_types_supported
         )
+        metadata.dpopSigningAlgorithms = document.dpop_signing_alg_values_supported
+        return metadata
     }
 
     private func fetch(_ url: URL) async throws(VaultError) -> Document {

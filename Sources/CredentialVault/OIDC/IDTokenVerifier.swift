@@ -19,6 +19,8 @@ struct IDTokenVerifier: Sendable {
     let issuer: String
     let clientId: String
     let leeway: TimeInterval
+    /// The `max_age` the login asked for (seconds): `auth_time` must then be there, and no older than this.
+    var maxAge: Int? = nil
 
     /// The id_token's claims once everything checks out.
     /// - Throws: ``VaultError`` `.openIDConnectFailed` saying which check failed (never the token itself); a
@@ -82,6 +84,31 @@ struct IDTokenVerifier: Sendable {
         guard jwt.isNotYetValid(leeway: leeway, now: now) == false else { throw Self.refused("it is not valid yet") }
         guard let said: String = jwt["nonce"], ConstantTime.equal(Data(said.utf8), Data(nonce.utf8)) else {
             throw Self.refused("its nonce does not match this login")
+        }
+        try checkAuthenticationTime(of: jwt, now: now)
+    }
+
+    /// With a `max_age`, OpenID Connect Core 1.0 section 3.1.3.7 item 13: `auth_time` must be there, and the
+    /// authentication no older than `max_age` (with the leeway).
+    /// - Throws: ``VaultError`` `.authenticationTooOld` when it is missing or too old.
+    private func checkAuthenticationTime(of jwt: JWT, now: Date) throws(VaultError) {
+        guard let maxAge else { return }
+        guard let authenticated: Date = jwt["auth_time"] else {
+            throw VaultError(
+                .authenticationTooOld,
+                "The login asked for max_age \(maxAge), but the issuer's id token does not say when the user "
+                    + "authenticated (no auth_time); nothing was stored.",
+                origin: .issuer
+            )
+        }
+        let age = now.timeIntervalSince(authenticated)
+        guard age <= TimeInterval(maxAge) + leeway else {
+            throw VaultError(
+                .authenticationTooOld,
+                "The user authenticated at the issuer \(Int(age)) s ago, more than the \(maxAge) s the login asked for "
+                    + "(max_age): the issuer did not ask the user to log in again. Nothing was stored; log in again.",
+                origin: .issuer
+            )
         }
     }
 

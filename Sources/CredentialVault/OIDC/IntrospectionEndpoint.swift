@@ -20,7 +20,8 @@ struct IntrospectionEndpoint: Sendable {
         guard response.status == 200 else {
             throw VaultError(
                 .serverRefused,
-                "The introspection endpoint at \(endpoint.host) answered HTTP \(response.status).",
+                "The introspection endpoint at \(endpoint.host) answered HTTP \(response.status)"
+                    + "\(RevocationEndpoint.issuerWords(response.body)).",
                 origin: .issuer,
                 host: endpoint.host,
                 httpStatus: response.status

@@ -26,11 +26,17 @@ public struct ProviderMetadata: Sendable, Equatable {
     public let tokenEndpointAuthMethods: [String]?
     /// `revocation_endpoint_auth_methods_supported`, when a document lists it.
     public let revocationEndpointAuthMethods: [String]?
+    /// `token_endpoint_auth_signing_alg_values_supported`, when the document lists it: the algorithms a
+    /// `private_key_jwt` assertion may be signed with (one is chosen from the client's key, RS384 and ES384 first).
+    public let tokenEndpointAuthSigningAlgorithms: [String]?
     /// `authorization_response_iss_parameter_supported` (RFC 9207): the issuer puts `iss` in every authorization
     /// response, so one without it is refused.
     public let authorizationResponseIssuer: Bool
     /// `grant_types_supported`, when the document lists it (token exchange, RFC 8693, is used where it is listed).
     public let grantTypesSupported: [String]?
+    /// `dpop_signing_alg_values_supported` (RFC 9449 section 5.1), when the document lists it: with ES256 among
+    /// them a login binds its tokens to a key (``VaultConfiguration/dpop``).
+    public var dpopSigningAlgorithms: [String]? = nil
 
     /// Metadata discovered elsewhere (SMART on FHIR's `.well-known/smart-configuration` or CapabilityStatement),
     /// for ``VaultConfiguration/providerMetadata``.
@@ -48,6 +54,7 @@ public struct ProviderMetadata: Sendable, Equatable {
         jwksURI: URL? = nil,
         tokenEndpointAuthMethods: [String]? = nil,
         revocationEndpointAuthMethods: [String]? = nil,
+        tokenEndpointAuthSigningAlgorithms: [String]? = nil,
         authorizationResponseIssuer: Bool = false,
         grantTypesSupported: [String]? = nil
     ) throws(VaultError) {
@@ -71,6 +78,7 @@ public struct ProviderMetadata: Sendable, Equatable {
         self.jwksURI = jwksURI
         self.tokenEndpointAuthMethods = tokenEndpointAuthMethods
         self.revocationEndpointAuthMethods = revocationEndpointAuthMethods
+        self.tokenEndpointAuthSigningAlgorithms = tokenEndpointAuthSigningAlgorithms
         self.authorizationResponseIssuer = authorizationResponseIssuer
         self.grantTypesSupported = grantTypesSupported
     }

@@ -27,7 +27,7 @@ struct RevocationEndpoint: Sendable {
 
     /// The issuer's own words in an error answer (RFC 6749 section 5.2: `error` and maybe `error_description`), as
     /// printable text; empty when the body says nothing readable. Read with the strict parser, which bounds depth.
-    private static func issuerWords(_ body: Data) -> String {
+    static func issuerWords(_ body: Data) -> String {
         guard body.count <= 16 * 1024, let object = try? StrictJSONParser.parse(Array(body)),
             let code = object["error"]?.stringValue
         else { return "" }

@@ -6,12 +6,17 @@ package struct TokenEndpoint: Sendable {
     /// The endpoint, with `token_endpoint_auth_methods_supported` as its methods.
     let endpoint: AuthenticatedEndpoint
 
-    /// The token endpoint at `url`, for the client `clientId` authenticating with `authentication`.
+    /// The token endpoint at `url`, for the client `clientId` authenticating with `authentication`; a private key's
+    /// assertions are signed with one of `signingAlgorithms` (the server's
+    /// `token_endpoint_auth_signing_alg_values_supported`) when it lists any, and name `url` as `aud` (or `issuer`,
+    /// as the authentication says; `url` when nil).
     package init(
         url: URL,
         clientId: String,
         authentication: ClientAuthentication,
         supportedMethods: [String]?,
+        signingAlgorithms: [String]? = nil,
+        issuer: String? = nil,
         now: @escaping @Sendable () -> Date,
         transport: any HTTPTransport,
         timeout: TimeInterval,
@@ -22,6 +27,11 @@ package struct TokenEndpoint: Sendable {
             clientId: clientId,
             authentication: authentication,
             supportedMethods: supportedMethods,
+            audiences: AssertionAudiences(
+                tokenEndpoint: url,
+                issuer: issuer ?? url.absoluteString,
+                signingAlgorithms: signingAlgorithms
+            ),
             now: now,
             transport: transport,
             timeout: timeout,
@@ -160,6 +170,21 @@ package struct TokenEndpoint: Sendable {
             }
             throw .loginExpired(saying: echoed ? nil : text.trimmingCharacters(in: .whitespacesAndNewlines))
         }
-        throw .tokenRequestRefused(status: response.status, errorCode: failure?.error, host: host)
+        // A refused client authentication names the rule broken (SMART servers: "no kid", "RS384 or ES384"); a
+        // description that echoes a field sent (a code, a token) is left out.
+        let words = failure.flatMap { failure in
+            failure.error == "invalid_client" ? failure.error_description : nil
+        }
+        let echoed = words.map { words in
+            fields.contains { name, value in
+                name != "grant_type" && value.count >= 8 && words.contains(value.prefix(16))
+            }
+        }
+        throw .tokenRequestRefused(
+            status: response.status,
+            errorCode: failure?.error,
+            host: host,
+            saying: echoed == false ? words : nil
+        )
     }
 }

@@ -18,18 +18,23 @@ public struct RefreshToken: Sendable, Hashable, CustomStringConvertible, CustomD
     /// The client this library registered at the issuer for this login (RFC 7591), sealed with the token; nil for a
     /// configured client id.
     public let client: ClientRegistration?
+    /// The key this login's tokens are bound to (DPoP, RFC 9449), sealed with the token; nil for bearer tokens.
+    public let dpopKey: DPoPKey?
 
-    /// A refresh token of `userId`, with the session context and the registered client to seal beside it.
+    /// A refresh token of `userId`, with the session context, the registered client and the DPoP key to seal
+    /// beside it.
     public init(
         token: String,
         userId: String,
         context: [String: JSONValue] = [:],
-        client: ClientRegistration? = nil
+        client: ClientRegistration? = nil,
+        dpopKey: DPoPKey? = nil
     ) {
         self.token = token
         self.userId = userId
         self.context = context
         self.client = client
+        self.dpopKey = dpopKey
     }
 
     /// A refresh token that is itself a JWT (Keycloak, KeyServiceMock): the user is its `sub`.
@@ -42,12 +47,12 @@ public struct RefreshToken: Sendable, Hashable, CustomStringConvertible, CustomD
 
     /// The same login with another token (a rotation); the context stays.
     func replacingToken(_ token: String) -> RefreshToken {
-        RefreshToken(token: token, userId: userId, context: context, client: client)
+        RefreshToken(token: token, userId: userId, context: context, client: client, dpopKey: dpopKey)
     }
 
     /// The same login with its registered client replaced (a key rotation).
     func replacingClient(_ client: ClientRegistration) -> RefreshToken {
-        RefreshToken(token: token, userId: userId, context: context, client: client)
+        RefreshToken(token: token, userId: userId, context: context, client: client, dpopKey: dpopKey)
     }
 
     /// The same token with `fields` laid over the context: a field named there replaces the stored one, a field
@@ -57,13 +62,15 @@ public struct RefreshToken: Sendable, Hashable, CustomStringConvertible, CustomD
             token: token,
             userId: userId,
             context: context.merging(fields) { _, new in new },
-            client: client
+            client: client,
+            dpopKey: dpopKey
         )
     }
 
     public var description: String {
         "RefreshToken(userId: \(userId), token: redacted, context: \(context.count) fields, "
-            + "client: \(client.map { "registered \($0.clientId)" } ?? "configured"))"
+            + "client: \(client.map { "registered \($0.clientId)" } ?? "configured"), "
+            + "dpop: \(dpopKey == nil ? "none" : "bound"))"
     }
     public var debugDescription: String { description }
 
@@ -71,7 +78,9 @@ public struct RefreshToken: Sendable, Hashable, CustomStringConvertible, CustomD
     public var customMirror: Mirror {
         Mirror(
             self,
-            children: ["userId": userId, "contextFields": context.count, "client": client as Any],
+            children: [
+                "userId": userId, "contextFields": context.count, "client": client as Any, "dpop": dpopKey != nil,
+            ],
             displayStyle: .struct
         )
     }

@@ -28,7 +28,12 @@ enum AgentClient {
     /// said in one line on standard error: the caller then goes on without it). A socket whose directory is not ours
     /// and private, or whose listener runs as another user, is not asked (nil): nothing is sent to it.
     static func ask(_ op: String, at address: AgentAddress) async -> AgentReply? {
-        switch await exchange(op, at: address) {
+        await ask(AgentRequest(op: op), at: address)
+    }
+
+    /// The agent's answer to `request`, as ``ask(_:at:)-(String,_)``.
+    static func ask(_ request: AgentRequest, at address: AgentAddress) async -> AgentReply? {
+        switch await exchange(request, at: address) {
         case .answered(let reply):
             return reply
         case .noAgent:
@@ -44,6 +49,11 @@ enum AgentClient {
 
     /// One request and its answer, each step bounded in time.
     static func exchange(_ op: String, at address: AgentAddress) async -> Outcome {
+        await exchange(AgentRequest(op: op), at: address)
+    }
+
+    /// One request and its answer, each step bounded in time.
+    static func exchange(_ agentRequest: AgentRequest, at address: AgentAddress) async -> Outcome {
         guard (try? address.checkDirectory()) != nil else { return .noAgent }
         let path = address.socketPath
         return await BlockingThread.run("vault-agent-client") { () -> Outcome in
@@ -57,7 +67,7 @@ enum AgentClient {
             defer { close(connection) }
             guard UnixSocket.peerUID(connection) == getuid() else { return .noAgent }
             let deadline = ContinuousClock.now + answerTimeout
-            let request = (try? JSONEncoder().encode(AgentRequest(op: op))) ?? Data()
+            let request = (try? JSONEncoder().encode(agentRequest)) ?? Data()
             guard UnixSocket.writeLine(connection, Array(request)),
                 let line = UnixSocket.readLine(connection, deadline: deadline)
             else {
@@ -79,6 +89,26 @@ enum AgentClient {
         throw CLIError(
             status: reply.exit.flatMap(ExitStatus.init(rawValue:)) ?? .failure,
             description: reply.error ?? "the agent gave no token"
+        )
+    }
+
+    /// A DPoP proof for one `method` request to `url` from the agent that serves these options' store and user, with
+    /// `ath` of the access token it hands out (returned with it); nil when none runs.
+    /// - Throws: ``CLIError`` with the agent's message and exit status when the agent answers with a failure.
+    static func dpopProof(
+        _ options: ConnectionOptions,
+        method: String,
+        url: URL,
+        nonce: String?
+    ) async throws -> (proof: String, token: String?)? {
+        let request = AgentRequest(op: "dpop-proof", method: method, url: url.absoluteString, nonce: nonce)
+        guard let address = await VaultContext.agentAddress(options),
+            let reply = await ask(request, at: address)
+        else { return nil }
+        if let proof = reply.proof { return (proof, reply.token) }
+        throw CLIError(
+            status: reply.exit.flatMap(ExitStatus.init(rawValue:)) ?? .failure,
+            description: reply.error ?? "the agent gave no proof"
         )
     }
 }

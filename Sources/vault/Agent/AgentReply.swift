@@ -5,6 +5,10 @@ import Foundation
 /// message `credential-vault` prints, and `exit`, the exit status it ends with).
 struct AgentReply: Codable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     var token: String?
+    /// The token's type: `Bearer`, or `DPoP` for a token bound to the login's key.
+    var tokenType: String?
+    /// A DPoP proof (`dpop-proof`): a secret for one request.
+    var proof: String?
     var userId: String?
     var expiresAt: Double?
     var store: String?

@@ -71,6 +71,7 @@ actor AgentSession {
                 let token = try await auth.getAccessToken()
                 return AgentReply(
                     token: token.token,
+                    tokenType: token.tokenType,
                     userId: token.userId,
                     expiresAt: token.expireDate?.timeIntervalSince1970
                 )
@@ -78,6 +79,27 @@ actor AgentSession {
                 // A login the issuer refused ends the library's session: the agent ends with it.
                 let loggedIn = await auth.isLoggedIn
                 if error.isLoginExpired || error.isNotRegistered || !loggedIn { end() }
+                return .failure(CLIError.from(error, userId: userId))
+            }
+        case "dpop-proof":
+            lastUse = ContinuousClock.now
+            guard let method = request.method, let text = request.url, let url = URL(string: text) else {
+                return .failure(CLIError.usage("a dpop-proof request names a method and a url"))
+            }
+            do {
+                // For a resource request: `ath` is the hash of the token the agent hands out now.
+                let token = try await auth.getAccessToken()
+                return AgentReply(
+                    token: token.token,
+                    tokenType: token.tokenType,
+                    proof: try await auth.dpopProof(
+                        method: method,
+                        url: url,
+                        accessToken: token.token,
+                        nonce: request.nonce
+                    )
+                )
+            } catch {
                 return .failure(CLIError.from(error, userId: userId))
             }
         case "status":

@@ -5,6 +5,8 @@ import Foundation
 struct ServedToken: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The token (a secret: printed only by `credential-vault token`, put only in the environment of `credential-vault exec`'s command).
     let token: String
+    /// `Bearer`, or `DPoP` for a token bound to the login's key (which goes with a proof: `credential-vault dpop-proof`).
+    let tokenType: String
     let userId: String
     let expireDate: Date?
     /// How the session was opened: "the agent", "device unlock" or "the password".
@@ -12,6 +14,7 @@ struct ServedToken: Sendable, CustomStringConvertible, CustomDebugStringConverti
 
     init(_ token: AccessToken, viaDevice: Bool) {
         self.token = token.token
+        tokenType = token.tokenType
         userId = token.userId
         expireDate = token.expireDate
         unlockedWith = viaDevice ? "device unlock" : "the password"
@@ -20,15 +23,17 @@ struct ServedToken: Sendable, CustomStringConvertible, CustomDebugStringConverti
     init?(agentReply reply: AgentReply) {
         guard let token = reply.token, let userId = reply.userId else { return nil }
         self.token = token
+        tokenType = reply.tokenType ?? "Bearer"
         self.userId = userId
         expireDate = reply.expiresAt.map { Date(timeIntervalSince1970: $0) }
         unlockedWith = "the agent"
     }
 
-    /// `{"token", "userId", "expiresAt"}`: expiresAt in Unix seconds, null when the issuer did not say.
+    /// `{"token", "tokenType", "userId", "expiresAt"}`: expiresAt in Unix seconds, null when the issuer did not say.
     var json: JSONValue {
         .object([
             "token": .string(token),
+            "tokenType": .string(tokenType),
             "userId": .string(userId),
             "expiresAt": expireDate.map { .number($0.timeIntervalSince1970.rounded()) } ?? .null,
         ])

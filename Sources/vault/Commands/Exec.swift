@@ -18,7 +18,9 @@ struct Exec: AsyncParsableCommand {
             The token goes into the environment variable named by --env (default ACCESS_TOKEN), never into the \
             command's arguments, where every local user could read it. The command is found on PATH (127 when it \
             is not), keeps this terminal and gets no descriptor but 0, 1 and 2. The token comes from a running `credential-vault agent` when there is one, as for `credential-vault token`. \
-            A command killed by a signal ends credential-vault with 128 + that signal, as a shell would.
+            A command killed by a signal ends credential-vault with 128 + that signal, as a shell would. \
+            A DPoP login's key stays in the vault: the command gets the access token only and asks \
+            `credential-vault dpop-proof` for a proof per request.
             """
     )
 

@@ -14,7 +14,9 @@ struct Logout: AsyncParsableCommand {
             refused (with its words) or could not be reached: then the token stays valid at the issuer until it \
             expires. Exit status 0 when the login is ended here. Without --clear-user the user stays listed but \
             the login no longer works: `credential-vault register` logs in again. --clear-user --local-only \
-            removes the user's files without contacting the issuer (no password needed; use it for a locked key).
+            removes the user's files without contacting the issuer (no password needed; use it for a locked key). \
+            When the issuer offers RP-initiated logout (end_session_endpoint), a note on standard error gives the \
+            URL that ends its browser session too (with client_id, and post_logout_redirect_uri when configured).
             """
     )
 
@@ -70,8 +72,11 @@ struct Logout: AsyncParsableCommand {
             // The library ends the login here whatever the issuer answers; a revocation error only says what the
             // issuer did. A storage error (nothing ended here) still fails the command.
             var outcome = "and the issuer revoked it."
+            // Asked before the login ends (and whatever the revocation does): the issuer's browser session lives on
+            // until the user opens it.
+            let browserLogout = try? await context.auth.endSessionURL()
             do {
-                try await Progress.run("Revoking the refresh token...") {
+                _ = try await Progress.run("Revoking the refresh token...") {
                     try await context.auth.logout(clearUser: clearUser)
                 }
             } catch let error as VaultError {
@@ -100,6 +105,12 @@ struct Logout: AsyncParsableCommand {
                     "Logged out \(userId): the refresh token is erased from \(context.storeDirectory.path), \(outcome) "
                         + "`credential-vault register` logs in again; `credential-vault logout --clear-user --local-only` "
                         + "removes the user."
+                )
+            }
+            if let browserLogout {
+                Terminal.note(
+                    "credential-vault: the issuer's browser session is still open; to end it too, open: "
+                        + browserLogout.absoluteString
                 )
             }
         }

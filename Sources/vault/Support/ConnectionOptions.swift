@@ -33,13 +33,60 @@ struct ConnectionOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "A confidential client's private key (PEM, RSA or P-256) for private_key_jwt, read from a file only you "
-                + "can read (0600) (env CREDENTIAL_VAULT_CLIENT_KEY_FILE).",
+            "A confidential client's private key (PEM, RSA, P-256 or P-384) for private_key_jwt, read from a file "
+                + "only you can read (0600) (env CREDENTIAL_VAULT_CLIENT_KEY_FILE).",
             valueName: "file"
         ),
         completion: .file()
     )
     var clientKeyFile: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The key id (kid) the server knows the client key by, sent in every private_key_jwt assertion "
+                + "(env CREDENTIAL_VAULT_CLIENT_KEY_ID; config clientKeyId).",
+            valueName: "kid"
+        )
+    )
+    var clientKeyId: String?
+
+    @Option(
+        name: .customLong("auth-param"),
+        help: ArgumentHelp(
+            "An extra parameter of the login's authorization request, as key=value; repeat it for more (env "
+                + "CREDENTIAL_VAULT_AUTH_PARAMS, space-separated; config authParams, a list). Never replaces a standard "
+                + "one.",
+            valueName: "key=value"
+        )
+    )
+    var authParams: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "max_age of the login, in seconds: the user must have authenticated at the issuer at most this long ago "
+                + "(0: now); the id token's auth_time is checked (env CREDENTIAL_VAULT_MAX_AGE; config maxAge).",
+            valueName: "seconds"
+        )
+    )
+    var maxAge: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "acr_values of the login: the authentication context classes asked for, space-separated (env "
+                + "CREDENTIAL_VAULT_ACR_VALUES; config acrValues).",
+            valueName: "values"
+        )
+    )
+    var acrValues: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "login_hint of the login: who logs in, for the issuer to fill in (env CREDENTIAL_VAULT_LOGIN_HINT; "
+                + "config loginHint).",
+            valueName: "hint"
+        )
+    )
+    var loginHint: String?
 
     @Option(
         help: ArgumentHelp(

@@ -67,6 +67,41 @@ struct Settings {
         fileKey: "redirectURI",
         help: "redirect URI (loopback: port chosen at login)"
     )
+    static let postLogoutRedirectURIKey = Key(
+        name: "post-logout-redirect-uri",
+        flag: nil,
+        environment: "CREDENTIAL_VAULT_POST_LOGOUT_REDIRECT_URI",
+        fileKey: "postLogoutRedirectURI",
+        help: "where the issuer sends the browser after logout's end-session URL (registered for the client)"
+    )
+    static let authParamsKey = Key(
+        name: "auth-params",
+        flag: "auth-param",
+        environment: "CREDENTIAL_VAULT_AUTH_PARAMS",
+        fileKey: "authParams",
+        help: "extra authorization request parameters, key=value"
+    )
+    static let maxAgeKey = Key(
+        name: "max-age",
+        flag: "max-age",
+        environment: "CREDENTIAL_VAULT_MAX_AGE",
+        fileKey: "maxAge",
+        help: "max_age of the login (seconds); the id token's auth_time is checked"
+    )
+    static let acrValuesKey = Key(
+        name: "acr-values",
+        flag: "acr-values",
+        environment: "CREDENTIAL_VAULT_ACR_VALUES",
+        fileKey: "acrValues",
+        help: "acr_values of the login"
+    )
+    static let loginHintKey = Key(
+        name: "login-hint",
+        flag: "login-hint",
+        environment: "CREDENTIAL_VAULT_LOGIN_HINT",
+        fileKey: "loginHint",
+        help: "login_hint of the login"
+    )
     static let timeoutKey = Key(
         name: "timeout",
         flag: nil,
@@ -87,6 +122,20 @@ struct Settings {
         environment: "CREDENTIAL_VAULT_CLIENT_KEY_FILE",
         fileKey: "clientKeyFile",
         help: "a confidential client's private key (PEM) for private_key_jwt, in a file only you can read (0600)"
+    )
+    static let clientKeyIdKey = Key(
+        name: "client-key-id",
+        flag: "client-key-id",
+        environment: "CREDENTIAL_VAULT_CLIENT_KEY_ID",
+        fileKey: "clientKeyId",
+        help: "the kid the server knows the client key by, sent in each private_key_jwt assertion"
+    )
+    static let clientAssertionAudienceKey = Key(
+        name: "client-assertion-audience",
+        flag: nil,
+        environment: "CREDENTIAL_VAULT_CLIENT_ASSERTION_AUDIENCE",
+        fileKey: "clientAssertionAudience",
+        help: "aud of a private_key_jwt assertion at every endpoint: tokenEndpoint (the default) or issuer"
     )
     static let clientAuthKey = Key(
         name: "client-auth",
@@ -117,8 +166,10 @@ struct Settings {
         help: "v1 (TIM's, the default) or v2 (OPRF) for new passwords; a stored login keeps its own"
     )
     static let allKeys = [
-        fhirKey, issuerKey, clientIdKey, keyServiceKey, storeKey, userKey, scopesKey, redirectURIKey, timeoutKey,
-        clientSecretFileKey, clientKeyFileKey, clientAuthKey, caFileKey, keyServiceProtocolKey,
+        fhirKey, issuerKey, clientIdKey, keyServiceKey, storeKey, userKey, scopesKey, redirectURIKey,
+        postLogoutRedirectURIKey, authParamsKey, maxAgeKey, acrValuesKey, loginHintKey, timeoutKey,
+        clientSecretFileKey, clientKeyFileKey, clientKeyIdKey, clientAssertionAudienceKey, clientAuthKey, caFileKey,
+        keyServiceProtocolKey,
     ]
 
     let configFile: Setting
@@ -130,9 +181,21 @@ struct Settings {
     let user: Setting
     let scopes: Setting
     let redirectURI: Setting
+    /// The `post_logout_redirect_uri` of logout's end-session URL; unset sends none.
+    let postLogoutRedirectURI: Setting
+    /// Extra authorization parameters, `key=value`, one a line (flags; the environment's separated by spaces too).
+    let authParams: Setting
+    /// `max_age`, `acr_values` and `login_hint` of the login.
+    let maxAge: Setting
+    let acrValues: Setting
+    let loginHint: Setting
     let timeout: Setting
     let clientSecretFile: Setting
     let clientKeyFile: Setting
+    /// The `kid` of the client key's assertions: `--client-key-id`, `CREDENTIAL_VAULT_CLIENT_KEY_ID`, `clientKeyId`.
+    let clientKeyId: Setting
+    /// The `aud` of the client key's assertions: `tokenEndpoint` (the default) or `issuer`.
+    let clientAssertionAudience: Setting
     let clientAuth: Setting
     /// The CA file (PEM) trusted for https: `--ca-file`, `CREDENTIAL_VAULT_CA_FILE`, `caFile`, else `SSL_CERT_FILE`.
     let caFile: Setting
@@ -203,12 +266,22 @@ struct Settings {
         redirectURI =
             redirect.value == nil
             ? Setting(value: VaultConfiguration.defaultRedirectURI.absoluteString, source: .builtIn) : redirect
+        postLogoutRedirectURI = resolve(Self.postLogoutRedirectURIKey, flag: nil)
+        authParams = resolve(
+            Self.authParamsKey,
+            flag: options.authParams.isEmpty ? nil : options.authParams.joined(separator: "\n")
+        )
+        maxAge = resolve(Self.maxAgeKey, flag: options.maxAge)
+        acrValues = resolve(Self.acrValuesKey, flag: options.acrValues)
+        loginHint = resolve(Self.loginHintKey, flag: options.loginHint)
         let timeout = resolve(Self.timeoutKey, flag: nil)
         self.timeout =
             timeout.value == nil
             ? Setting(value: "\(Int(VaultConfiguration.defaultRequestTimeout))", source: .builtIn) : timeout
         clientSecretFile = resolve(Self.clientSecretFileKey, flag: options.clientSecretFile)
         clientKeyFile = resolve(Self.clientKeyFileKey, flag: options.clientKeyFile)
+        clientKeyId = resolve(Self.clientKeyIdKey, flag: options.clientKeyId)
+        clientAssertionAudience = resolve(Self.clientAssertionAudienceKey, flag: nil)
         clientAuth = resolve(Self.clientAuthKey, flag: nil)
         let keyServiceProtocol = resolve(Self.keyServiceProtocolKey, flag: nil)
         self.keyServiceProtocol =
@@ -232,9 +305,16 @@ struct Settings {
             ("user", user),
             ("scopes", scopes),
             ("redirect-uri", redirectURI),
+            ("post-logout-redirect-uri", postLogoutRedirectURI),
+            ("auth-params", authParams),
+            ("max-age", maxAge),
+            ("acr-values", acrValues),
+            ("login-hint", loginHint),
             ("timeout", timeout),
             ("client-secret-file", clientSecretFile),
             ("client-key-file", clientKeyFile),
+            ("client-key-id", clientKeyId),
+            ("client-assertion-audience", clientAssertionAudience),
             ("client-auth", clientAuth),
             ("ca-file", caFile),
             ("key-service-protocol", keyServiceProtocol),
@@ -289,6 +369,8 @@ struct Settings {
             switch value {
             case let text as String: values[key] = text
             case let list as [String] where key == "scopes": values[key] = list.joined(separator: " ")
+            case let list as [String] where key == "authParams": values[key] = list.joined(separator: "\n")
+            case let number as NSNumber where key == "maxAge": values[key] = number.stringValue
             case let number as NSNumber where key == "timeout": values[key] = number.stringValue
             default:
                 throw CLIError.configuration("the config file \(path): '\(key)' must be a string")

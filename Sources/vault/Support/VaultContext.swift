@@ -210,6 +210,10 @@ final class VaultContext {
             )
         }
         configuration.keyServiceProtocol = keyServiceProtocol
+        try authorizationRequest(settings, into: &configuration)
+        configuration.postLogoutRedirectURI = try settings.postLogoutRedirectURI.value.map {
+            try url($0, name: "post-logout redirect URI", source: settings.postLogoutRedirectURI.source)
+        }
         // Offline nothing is sent: a damaged CA file never blocks `logout --local-only`.
         configuration.trustRoots = offline ? nil : try trustRoots(settings)
         return configuration
@@ -237,6 +241,17 @@ final class VaultContext {
                     + "client_secret_post (a private key file means private_key_jwt)"
             )
         }
+        if settings.clientKeyFile.value == nil {
+            let keySettings = [
+                ("client-key-id", settings.clientKeyId),
+                ("client-assertion-audience", settings.clientAssertionAudience),
+            ]
+            if let (name, setting) = keySettings.first(where: { $0.1.value != nil }) {
+                throw CLIError.configuration(
+                    "\(name) (\(setting.source)) applies to a private key client, but no client-key-file is configured"
+                )
+            }
+        }
         switch (settings.clientSecretFile.value, settings.clientKeyFile.value) {
         case (nil, nil):
             guard method == nil else {
@@ -253,11 +268,55 @@ final class VaultContext {
                 throw CLIError.configuration("client-auth applies to a client secret, not to a private key file")
             }
             return try .privateKeyJWT(
-                pem: ConfigFile.secret(atPath: Paths.expandingTilde(path), what: "the client key")
+                pem: ConfigFile.secret(atPath: Paths.expandingTilde(path), what: "the client key"),
+                keyId: settings.clientKeyId.value,
+                audience: try assertionAudience(settings)
             )
         case (_?, _?):
             throw CLIError.configuration("configure a client secret file or a client key file, not both")
         }
+    }
+
+    /// `max_age`, `acr_values`, `login_hint` and the extra parameters of the login's authorization request.
+    private static func authorizationRequest(
+        _ settings: Settings,
+        into configuration: inout VaultConfiguration
+    ) throws {
+        if let text = settings.maxAge.value {
+            guard let seconds = Int(text), seconds >= 0 else {
+                throw CLIError.configuration(
+                    "max-age (\(settings.maxAge.source)) is '\(text)'; it is a whole number of seconds, 0 or more"
+                )
+            }
+            configuration.maxAge = seconds
+        }
+        configuration.acrValues = (settings.acrValues.value ?? "").split(separator: " ").map(String.init)
+        configuration.loginHint = settings.loginHint.value
+        guard let text = settings.authParams.value else { return }
+        // Flags and the config file's list come one a line; the environment's may be separated by spaces.
+        var separators: Set<Character> = ["\n"]
+        if case .environment = settings.authParams.source { separators.insert(" ") }
+        for pair in text.split(whereSeparator: separators.contains) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, !parts[0].isEmpty else {
+                throw CLIError.configuration(
+                    "auth-param (\(settings.authParams.source)) '\(pair)' is not key=value"
+                )
+            }
+            configuration.authorizationParameters[String(parts[0])] = String(parts[1])
+        }
+    }
+
+    /// The configured `aud` of the client key's assertions: `tokenEndpoint` (the default) or `issuer`.
+    private static func assertionAudience(_ settings: Settings) throws -> ClientAssertionAudience {
+        guard let text = settings.clientAssertionAudience.value else { return .tokenEndpoint }
+        guard let audience = ClientAssertionAudience(rawValue: text) else {
+            throw CLIError.configuration(
+                "client-assertion-audience (\(settings.clientAssertionAudience.source)) is '\(text)'; it is "
+                    + "tokenEndpoint or issuer"
+            )
+        }
+        return audience
     }
 
     private static func url(_ text: String, name: String, source: SettingSource) throws -> URL {

@@ -77,7 +77,7 @@ struct AuthTests {
             let logout = Task { try await auth.logout() }
             while await auth.isLoggedIn { await Task.yield() }
             held.released.give()
-            try await logout.value
+            _ = try await logout.value
             let errors = await callers.value
 
             #expect(errors.count == 100)

@@ -12,12 +12,24 @@ struct ClientAuthenticationTests {
         try await issuer.sign(issuer.validClaims(nonce: nonce))
     }
 
-    /// Runs one OpenID Connect login with `authentication` and returns what the token endpoint saw.
+    /// Runs one OpenID Connect login with `authentication` and returns what the token endpoint saw, and the issuer.
     static func tokenRequest(
         with authentication: ClientAuthentication,
-        listing methods: [String]? = nil
+        listing methods: [String]? = nil,
+        signingAlgorithms: [String]? = nil
     ) async throws -> TestIssuer.TokenRequest {
-        try await TestIssuer.with(tokenAuthMethods: methods, idToken: valid) { issuer in
+        try await login(with: authentication, listing: methods, signingAlgorithms: signingAlgorithms).request
+    }
+
+    /// Runs one OpenID Connect login with `authentication` and returns what the token endpoint saw, the issuer's
+    /// URL and the login's error, if any.
+    static func login(
+        with authentication: ClientAuthentication,
+        listing methods: [String]? = nil,
+        signingAlgorithms: [String]? = nil
+    ) async throws -> (request: TestIssuer.TokenRequest, issuer: URL) {
+        try await TestIssuer.with(tokenAuthMethods: methods, signingAlgorithms: signingAlgorithms, idToken: valid) {
+            issuer in
             let root = try TemporaryDirectory.make()
             defer { try? FileManager.default.removeItem(at: root) }
             let vault = try Vault(
@@ -31,7 +43,36 @@ struct ClientAuthenticationTests {
             )
             _ = try? await vault.auth.performOpenIDConnectFlow(timeout: .seconds(60)) { url in await Browser.follow(url)
             }
-            return try #require(issuer.tokenRequests.first)
+            return (try #require(issuer.tokenRequests.first), issuer.issuer)
+        }
+    }
+
+    /// The error of an OpenID Connect login with `authentication` at an issuer listing `signingAlgorithms`, and
+    /// how many requests reached its token endpoint.
+    static func loginError(
+        with authentication: ClientAuthentication,
+        signingAlgorithms: [String]
+    ) async throws -> (error: VaultError?, tokenRequests: Int) {
+        try await TestIssuer.with(signingAlgorithms: signingAlgorithms, idToken: valid) { issuer in
+            let root = try TemporaryDirectory.make()
+            defer { try? FileManager.default.removeItem(at: root) }
+            let vault = try Vault(
+                configuration: VaultConfiguration(
+                    issuer: issuer.issuer,
+                    clientId: "client",
+                    clientAuthentication: authentication,
+                    keyServiceURL: URL(string: "http://127.0.0.1:9/keyservice/v1/")!,
+                    storeDirectory: root.appending(path: "store")
+                )
+            )
+            do {
+                _ = try await vault.auth.performOpenIDConnectFlow(timeout: .seconds(60)) { url in
+                    await Browser.follow(url)
+                }
+                return (nil, issuer.tokenRequests.count)
+            } catch let error as VaultError {
+                return (error, issuer.tokenRequests.count)
+            }
         }
     }
 
@@ -109,6 +150,59 @@ struct ClientAuthenticationTests {
         #expect(claims.jti.count >= 22)
         let again = try JWT(token: try #require(second.fields["client_assertion"]))
         #expect(again["jti"] as String? != claims.jti)
+    }
+
+    @Test(
+        "with no algorithm configured, an RSA key signs what the server lists: RS384 before RS256 (SMART's rule)",
+        arguments: [
+            (["RS256", "RS384", "ES384"], "RS384"), (["RS384"], "RS384"), (["RS256", "ES256"], "RS256"),
+            (["PS256", "RS256"], "RS256"),
+        ]
+    )
+    func algorithmFromDiscovery(listed: [String], expected: String) async throws {
+        let authentication = try ClientAuthentication.privateKeyJWT(pem: Self.rsaKeyPEM, keyId: "k1")
+        let seen = try await Self.tokenRequest(with: authentication, signingAlgorithms: listed)
+        let jwt = try JWT(token: try #require(seen.fields["client_assertion"]))
+        #expect(jwt.algorithm == expected)
+        #expect(jwt.header["kid"]?.stringValue == "k1")
+        let keys = JWTKeyCollection()
+        await keys.add(
+            rsa: try Insecure.RSA.PrivateKey(pem: Self.rsaKeyPEM).publicKey,
+            digestAlgorithm: expected == "RS384" ? .sha384 : .sha256
+        )
+        _ = try await keys.verify(try #require(seen.fields["client_assertion"]), as: AssertionClaims.self)
+    }
+
+    @Test("a P-384 key signs ES384; a server that lists no algorithm this key signs is refused before any request")
+    func algorithmRefused() async throws {
+        let p384 = try ClientAuthentication.privateKeyJWT(pem: ES384PrivateKey().pemRepresentation, keyId: "ec")
+        let seen = try await Self.tokenRequest(with: p384, signingAlgorithms: ["RS384", "ES384"])
+        #expect(try JWT(token: try #require(seen.fields["client_assertion"])).algorithm == "ES384")
+
+        let (error, requests) = try await Self.loginError(with: p384, signingAlgorithms: ["RS384", "RS256"])
+        #expect(error?.isConfigurationError == true)
+        #expect(error?.reason.contains("RS384, RS256") == true, "\(String(describing: error))")
+        #expect(requests == 0)
+        let pinned = try ClientAuthentication.privateKeyJWT(pem: Self.rsaKeyPEM, keyId: "k", algorithm: "RS256")
+        let (pinnedError, _) = try await Self.loginError(with: pinned, signingAlgorithms: ["RS384", "ES384"])
+        #expect(pinnedError?.isConfigurationError == true)
+        #expect(pinnedError?.reason.contains("configured to be signed with RS256") == true)
+    }
+
+    @Test("aud is the token endpoint by default, the issuer when configured so; the key id and audience are readable")
+    func audience() async throws {
+        let byDefault = try ClientAuthentication.privateKeyJWT(pem: Self.rsaKeyPEM, keyId: "k1")
+        #expect(byDefault.keyId == "k1" && byDefault.assertionAudience == .tokenEndpoint)
+        let (tokenRequest, tokenIssuer) = try await Self.login(with: byDefault)
+        let tokenClaims = try JWT(token: try #require(tokenRequest.fields["client_assertion"]))
+        #expect(tokenClaims["aud"] as String? == tokenIssuer.absoluteString + "/token")
+
+        let toIssuer = try ClientAuthentication.privateKeyJWT(pem: Self.rsaKeyPEM, keyId: "k1", audience: .issuer)
+        let (issuerRequest, issuer) = try await Self.login(with: toIssuer)
+        let issuerClaims = try JWT(token: try #require(issuerRequest.fields["client_assertion"]))
+        #expect(issuerClaims["aud"] as String? == issuer.absoluteString)
+        #expect(ClientAuthentication.none.keyId == nil && ClientAuthentication.none.assertionAudience == nil)
+        #expect(throws: VaultError.self) { try ClientAuthentication.privateKeyJWT(pem: Self.rsaKeyPEM, keyId: "") }
     }
 
     @Test("a PEM that is neither an RSA nor a P-256 private key is a configuration error")

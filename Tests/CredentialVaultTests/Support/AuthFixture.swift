@@ -46,7 +46,9 @@ struct AuthFixture {
         accessTokenLifetime: TimeInterval = 300,
         leeway: TimeInterval = 60,
         offersRevocation: Bool = true,
+        authenticationAge: TimeInterval = 0,
         tls: Bool = true,
+        dpop: DPoPMode? = nil,
         isolation: isolated (any Actor)? = #isolation,
         _ body: (AuthFixture) async throws -> Result
     ) async throws -> Result {
@@ -56,6 +58,8 @@ struct AuthFixture {
         mock.now = clock.dateProvider
         mock.accessTokenLifetime = accessTokenLifetime
         mock.offersRevocation = offersRevocation
+        mock.dpop = dpop
+        mock.authenticationAge = authenticationAge
         return try await KeyServiceMockServer.withServer(mock) { server in
             let root = try TemporaryDirectory.make()
             defer { try? FileManager.default.removeItem(at: root) }
@@ -120,7 +124,11 @@ struct AuthFixture {
 /// redirects, the last of which lands on the library's loopback listener.
 enum Browser {
     /// A form POST through the library's transport (no redirects followed).
-    static func postForm(_ url: URL, _ fields: [String: String]) async throws -> HTTPResponse {
+    static func postForm(
+        _ url: URL,
+        _ fields: [String: String],
+        headers: [String: String] = [:]
+    ) async throws -> HTTPResponse {
         let body = fields.map {
             "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
         }
@@ -129,7 +137,7 @@ enum Browser {
             HTTPRequest(
                 method: "POST",
                 url: url,
-                headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                headers: headers.merging(["Content-Type": "application/x-www-form-urlencoded"]) { _, form in form },
                 body: Data(body.utf8)
             )
         )

@@ -115,10 +115,12 @@ final class TestIssuer: Sendable {
     }
 
     /// Runs `body` with an issuer whose token endpoint answers the id_token `makeIDToken` makes; the JWK Set
-    /// lists the signing key unless `initialKeys` says otherwise.
+    /// lists the signing key unless `initialKeys` says otherwise. Discovery lists `tokenAuthMethods` and
+    /// `signingAlgorithms` (`token_endpoint_auth_signing_alg_values_supported`) when given.
     static func with<Result: Sendable>(
         initialKeys: [[String: String]]? = nil,
         tokenAuthMethods: [String]? = nil,
+        signingAlgorithms: [String]? = nil,
         idToken makeIDToken: @escaping IDTokenMaker,
         run body: @Sendable (TestIssuer) async throws -> Result
     ) async throws -> Result {
@@ -135,6 +137,9 @@ final class TestIssuer: Sendable {
                 "jwks_uri": issuer + "/jwks",
             ]
             if let tokenAuthMethods { document["token_endpoint_auth_methods_supported"] = tokenAuthMethods }
+            if let signingAlgorithms {
+                document["token_endpoint_auth_signing_alg_values_supported"] = signingAlgorithms
+            }
             let body = try JSONSerialization.data(withJSONObject: document)
             return Response(
                 status: .ok,

@@ -23,6 +23,8 @@ struct DiscoveryDocument: Encodable {
     let scopesSupported: [String]
     let claimsSupported: [String]
     let authorizationResponseIssParameterSupported: Bool
+    /// With DPoP on only (RFC 9449 section 5.1).
+    var dpopSigningAlgValuesSupported: [String]? = nil
 
     enum CodingKeys: String, CodingKey {
         case issuer
@@ -45,5 +47,6 @@ struct DiscoveryDocument: Encodable {
         case scopesSupported = "scopes_supported"
         case claimsSupported = "claims_supported"
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
+        case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
     }
 }

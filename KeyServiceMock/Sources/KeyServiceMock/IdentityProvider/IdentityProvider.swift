@@ -15,6 +15,8 @@ struct IdentityProvider: Sendable {
     let tokenRequests: TokenRequestCounts
     /// The clients registered at run time (RFC 7591); empty unless ``KeyServiceMockConfiguration/dynamicRegistration``.
     let registry: ClientRegistry
+    /// The DPoP checks and bindings of ``KeyServiceMockConfiguration/dpop``; nil when it is off.
+    let dpop: DPoPVerifier?
 
     /// How long an authorization code may wait for its exchange.
     static let codeLifetime: TimeInterval = 60
@@ -229,8 +231,8 @@ struct IdentityProvider: Sendable {
     /// The discovery document (OpenID Connect Discovery 1.0 section 3).
     var discoveryDocument: DiscoveryDocument {
         let issuer = self.issuer
-        func url(_ relative: String) -> String { issuer + "/" + relative }
-        return DiscoveryDocument(
+        let url = discoveredURL
+        var document = DiscoveryDocument(
             issuer: issuer,
             authorizationEndpoint: url(Layout.authorization),
             tokenEndpoint: url(Layout.token),
@@ -246,7 +248,7 @@ struct IdentityProvider: Sendable {
             codeChallengeMethodsSupported: requiresS256 ? ["S256"] : ["plain"],
             tokenEndpointAuthMethodsSupported: tokenEndpointAuthMethods,
             tokenEndpointAuthSigningAlgValuesSupported: configuration.dynamicRegistration
-                ? BackendServices.algorithms : nil,
+                ? backendServices.rules.accepted : nil,
             revocationEndpointAuthMethodsSupported: configuration.offersRevocation ? tokenEndpointAuthMethods : nil,
             registrationEndpoint: configuration.dynamicRegistration ? url(Layout.registration) : nil,
             scopesSupported: ["openid", "profile", "offline_access"],
@@ -256,5 +258,13 @@ struct IdentityProvider: Sendable {
             ],
             authorizationResponseIssParameterSupported: true
         )
+        if dpop != nil { document.dpopSigningAlgValuesSupported = ["ES256"] }
+        return document
+    }
+
+    /// The absolute URL of `relative`, a path below the issuer, exactly as discovery states it (what a DPoP proof's
+    /// `htu` must equal).
+    func discoveredURL(_ relative: String) -> String {
+        issuer + "/" + relative
     }
 }

@@ -26,7 +26,7 @@ struct OpenIDRoutes: Sendable {
                 authorization: request.headers[.authorization],
                 fields: try await request.formFields()
             )
-            return try await token(credentials, layout: layout, logger: context.logger)
+            return try await token(credentials, proof: request.headers[.dpop], layout: layout, logger: context.logger)
         }
         router.post(RouterPath(layout.path(Layout.introspection))) { request, context in
             var request = request
@@ -52,10 +52,10 @@ struct OpenIDRoutes: Sendable {
             return try logout(try await request.formFields(), logger: context.logger)
         }
         router.get(RouterPath(layout.path(Layout.userinfo))) { request, context in
-            userinfo(request, logger: context.logger)
+            try await userinfo(request, logger: context.logger)
         }
         router.post(RouterPath(layout.path(Layout.userinfo))) { request, context in
-            userinfo(request, logger: context.logger)
+            try await userinfo(request, logger: context.logger)
         }
     }
 
@@ -174,10 +174,27 @@ struct OpenIDRoutes: Sendable {
 
     // MARK: Token endpoint
 
-    private func token(_ credentials: ClientCredentials, layout: Layout, logger: Logger) async throws -> Response {
+    private func token(
+        _ credentials: ClientCredentials,
+        proof: String?,
+        layout: Layout,
+        logger: Logger
+    ) async throws -> Response {
         let fields = credentials.fields
         let grantType = try fields.required("grant_type")
         provider.tokenRequests.count(grantType)
+        // DPoP (RFC 9449 section 5): a proof, when there is one (or the mode requires one), binds what is issued.
+        var jkt: String?
+        if let dpop = provider.dpop, proof != nil || dpop.mode.requiresProof {
+            jkt = try await dpop.verify(
+                proof,
+                method: "POST",
+                url: provider.discoveredURL(Layout.token),
+                accessToken: nil,
+                place: .tokenEndpoint,
+                now: now
+            )
+        }
         if let named = credentials.clientId, let registration = provider.registration(named) {
             provider.registry.countTokenRequest(of: named)
             try await provider.authenticate(
@@ -186,7 +203,13 @@ struct OpenIDRoutes: Sendable {
                 audiences: [provider.endpoint(Layout.token, layout: layout)],
                 now: now
             )
-            return try await registeredClientGrant(grantType, registration: registration, fields, logger: logger)
+            return try await registeredClientGrant(
+                grantType,
+                registration: registration,
+                fields,
+                jkt: jkt,
+                logger: logger
+            )
         }
         // A backend client authenticates by its assertion: client_id is optional for it.
         if grantType == "client_credentials", provider.smart != nil, provider.backendServices.isEnabled {
@@ -199,9 +222,9 @@ struct OpenIDRoutes: Sendable {
         }
         switch grantType {
         case "authorization_code":
-            return try exchangeCode(fields, clientId: clientId, logger: logger)
+            return try exchangeCode(fields, clientId: clientId, jkt: jkt, logger: logger)
         case "refresh_token":
-            return try refresh(fields, clientId: clientId, logger: logger)
+            return try refresh(fields, clientId: clientId, jkt: jkt, logger: logger)
         case TokenExchangeGrant.grantType:
             return .json(try TokenExchangeGrant(provider: provider).answer(fields, clientId: clientId, logger: logger))
         case "password":
@@ -229,6 +252,7 @@ struct OpenIDRoutes: Sendable {
         _ grantType: String,
         registration: ClientRegistration,
         _ fields: FormFields,
+        jkt: String?,
         logger: Logger
     ) async throws -> Response {
         let clientId = registration.client.clientId
@@ -240,9 +264,9 @@ struct OpenIDRoutes: Sendable {
         }
         switch grantType {
         case "authorization_code":
-            return try exchangeCode(fields, clientId: clientId, logger: logger)
+            return try exchangeCode(fields, clientId: clientId, jkt: jkt, logger: logger)
         case "refresh_token":
-            return try refresh(fields, clientId: clientId, logger: logger)
+            return try refresh(fields, clientId: clientId, jkt: jkt, logger: logger)
         default:
             return try systemToken(fields, clientId: clientId, grantedScope: nil, logger: logger)
         }
@@ -257,7 +281,7 @@ struct OpenIDRoutes: Sendable {
         throw .clientAuthenticationFailed("the credentials name no client of this server")
     }
 
-    private func exchangeCode(_ fields: FormFields, clientId: String, logger: Logger) throws -> Response {
+    private func exchangeCode(_ fields: FormFields, clientId: String, jkt: String?, logger: Logger) throws -> Response {
         let value = try fields.required("code")
         let redirectURI = try fields.required("redirect_uri")
         let sessionId = SessionStore.newSessionId()
@@ -298,11 +322,13 @@ struct OpenIDRoutes: Sendable {
             user: code.user,
             clientId: clientId,
             scope: provider.grantedScope(requested: code.scope),
-            at: now
+            at: now,
+            authenticatedAt: now.addingTimeInterval(-provider.configuration.authenticationAge)
         )
         if let launch = code.launch {
             provider.smartStore.setContext(launch, forSession: session.id)
         }
+        if let jkt { provider.dpop?.bind(sessionId: session.id, to: jkt) }
         return issued(session, grantType: "authorization_code", nonce: code.nonce, logger: logger)
     }
 
@@ -354,7 +380,7 @@ struct OpenIDRoutes: Sendable {
             && verifier.allSatisfy { $0.isBase64URLCharacter || $0 == "." || $0 == "~" }
     }
 
-    private func refresh(_ fields: FormFields, clientId: String, logger: Logger) throws -> Response {
+    private func refresh(_ fields: FormFields, clientId: String, jkt: String?, logger: Logger) throws -> Response {
         let presented = try fields.required("refresh_token")
         guard let claims = provider.signer.verify(presented), claims.typ == "Refresh", claims.iss == provider.issuer
         else {
@@ -370,6 +396,10 @@ struct OpenIDRoutes: Sendable {
             !provider.scopes(of: requested).isSubset(of: provider.scopes(of: claims.scope))
         {
             throw RequestRefusal.oauth("invalid_scope", "a refresh cannot widen the scope")
+        }
+        // RFC 9449 section 5: a bound refresh token is used only with a proof of its key.
+        if let bound = provider.dpop?.binding(of: claims.sid), bound != jkt {
+            throw RequestRefusal.invalidGrant("the refresh token is bound to a DPoP key, and no proof of it came")
         }
         // RFC 8707: the access token is for the resource named (checked before anything rotates).
         let audience = try ResourceIndicator.audience(fields["resource"])
@@ -408,15 +438,15 @@ struct OpenIDRoutes: Sendable {
             "token issued, grant \(grantType)",
             metadata: ["client_id": "\(session.clientId)", "sub": "\(session.subject)", "sid": "\(session.id)"]
         )
-        return .json(
-            provider.tokenResponse(
-                for: session,
-                nonce: nonce,
-                includesContext: includesContext,
-                audience: audience,
-                accessScope: accessScope
-            )
+        var response = provider.tokenResponse(
+            for: session,
+            nonce: nonce,
+            includesContext: includesContext,
+            audience: audience,
+            accessScope: accessScope
         )
+        if provider.dpop?.binding(of: session.id) != nil { response.tokenType = "DPoP" }
+        return .json(response)
     }
 
     // MARK: Revocation (RFC 7009)
@@ -433,9 +463,10 @@ struct OpenIDRoutes: Sendable {
             try await provider.authenticate(
                 registration,
                 credentials,
-                audiences: [
-                    provider.endpoint(Layout.token, layout: layout), provider.endpoint(endpoint, layout: layout),
-                ],
+                // SMART's rule (ClientAssertionRules.smart): the token endpoint is the only audience, everywhere.
+                audiences: provider.backendServices.rules.audienceIsTokenEndpointOnly
+                    ? [provider.endpoint(Layout.token, layout: layout)]
+                    : [provider.endpoint(Layout.token, layout: layout), provider.endpoint(endpoint, layout: layout)],
                 now: now
             )
             return named
@@ -543,7 +574,7 @@ struct OpenIDRoutes: Sendable {
 
     // MARK: Userinfo
 
-    private func userinfo(_ request: Request, logger: Logger) -> Response {
+    private func userinfo(_ request: Request, logger: Logger) async throws -> Response {
         let unauthorized = Response(
             status: .unauthorized,
             headers: [.wwwAuthenticate: #"Bearer error="invalid_token""#]
@@ -558,9 +589,16 @@ struct OpenIDRoutes: Sendable {
                 "sub": opaque.subject, "preferred_username": session.username, "login_provider": session.loginProvider,
             ])
         }
+        if let dpop = provider.dpop, let authorization = request.headers[.authorization],
+            authorization.hasPrefix("DPoP ")
+        {
+            return try await dpopUserinfo(request, token: String(authorization.dropFirst("DPoP ".count)), dpop: dpop)
+        }
         guard let authorization = request.headers[.authorization], authorization.hasPrefix("Bearer "),
             let claims = provider.signer.verify(String(authorization.dropFirst("Bearer ".count))),
             claims.typ == "Bearer", claims.iss == provider.issuer,
+            // RFC 9449 section 7.2: a token bound to a key is no bearer token.
+            provider.dpop?.binding(of: claims.sid) == nil,
             Double(claims.exp) > now.timeIntervalSince1970,
             !provider.sessions.isAccessTokenRevoked(claims.jti),
             let session = provider.sessions.session(claims.sid), !session.revoked
@@ -569,6 +607,32 @@ struct OpenIDRoutes: Sendable {
             return unauthorized
         }
         logger.debug("userinfo answered", metadata: ["sub": "\(claims.sub)"])
+        return .json([
+            "sub": claims.sub, "preferred_username": session.username, "login_provider": claims.loginProvider,
+        ])
+    }
+
+    /// Userinfo for a DPoP-bound access token (RFC 9449 section 7): `Authorization: DPoP <token>` and a proof of the
+    /// token's key for this request, with `ath`.
+    private func dpopUserinfo(_ request: Request, token: String, dpop: DPoPVerifier) async throws -> Response {
+        guard let claims = provider.signer.verify(token), claims.typ == "Bearer", claims.iss == provider.issuer,
+            Double(claims.exp) > now.timeIntervalSince1970, !provider.sessions.isAccessTokenRevoked(claims.jti),
+            let session = provider.sessions.session(claims.sid), !session.revoked
+        else { throw DPoPVerifier.refusal("invalid_token", "no valid access token", place: .resource) }
+        guard let bound = dpop.binding(of: claims.sid) else {
+            throw DPoPVerifier.refusal("invalid_token", "the access token is not bound to a DPoP key", place: .resource)
+        }
+        let presented = try await dpop.verify(
+            request.headers[.dpop],
+            method: request.method.rawValue,
+            url: provider.discoveredURL(Layout.userinfo),
+            accessToken: token,
+            place: .resource,
+            now: now
+        )
+        guard presented == bound else {
+            throw DPoPVerifier.refusal("invalid_dpop_proof", "the proof's key is not the token's", place: .resource)
+        }
         return .json([
             "sub": claims.sub, "preferred_username": session.username, "login_provider": claims.loginProvider,
         ])

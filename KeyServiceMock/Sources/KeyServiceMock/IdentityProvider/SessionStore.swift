@@ -55,13 +55,15 @@ final class SessionStore: Sendable {
         self.sessions = NIOLockedValueBox(sessions)
     }
 
-    /// Starts a session for `user` at `clientId` and stores it.
+    /// Starts a session for `user` at `clientId` and stores it; the user authenticated at `authenticatedAt`
+    /// (`now` when nil).
     func startSession(
         id: String = SessionStore.newSessionId(),
         user: MockUser,
         clientId: String,
         scope: String,
-        at now: Date
+        at now: Date,
+        authenticatedAt: Date? = nil
     ) throws -> Session {
         let refreshTokenId = Self.newTokenId()
         let record = SessionRecord(
@@ -70,7 +72,7 @@ final class SessionStore: Sendable {
             clientId: clientId,
             scope: scope,
             loginProvider: user.loginProvider,
-            authTime: now,
+            authTime: authenticatedAt ?? now,
             refreshTokenHash: state.hash(refreshTokenId, as: .refreshToken),
             revoked: false
         )

@@ -2,7 +2,7 @@
 /// mode, the launch context of SMART App Launch 2 and one unknown field a client must keep).
 struct TokenResponse: Encodable {
     let accessToken: String
-    let tokenType: String
+    var tokenType: String
     let expiresIn: Int
     let refreshToken: String
     let refreshExpiresIn: Int

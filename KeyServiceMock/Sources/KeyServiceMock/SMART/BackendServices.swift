@@ -28,12 +28,18 @@ struct BackendServices: Sendable {
 
     private let registrations: [String: Registration]
     private let usedAssertions = UsedAssertionIds()
+    /// The algorithms taken, and whether `aud` must be the token endpoint everywhere.
+    let rules: ClientAssertionRules
 
     /// Reads every client's JWK Set.
     /// - Throws: ``KeyServiceMockError`` naming the client and what is wrong: an empty or repeated client id,
     ///   a set that is not a JWK Set, has no keys, a key without `kid` or with a private part, a key that is
     ///   neither RSA (2048 bits or more) nor EC on P-256 or P-384, or an `alg` that does not fit the key.
-    init(_ clients: [SMARTBackendClient]) throws(KeyServiceMockError) {
+    init(
+        _ clients: [SMARTBackendClient],
+        rules: ClientAssertionRules = ClientAssertionRules()
+    ) throws(KeyServiceMockError) {
+        self.rules = rules
         var registrations: [String: Registration] = [:]
         for client in clients {
             guard !client.clientId.isEmpty else {
@@ -199,10 +205,17 @@ struct BackendServices: Sendable {
         } catch {
             throw refuse("client_assertion is not a JWT (base64url header.payload.signature with JSON claims)")
         }
-        guard let alg = header.alg, Self.algorithms.contains(alg) else {
+        let accepted = rules.accepted
+        guard let alg = header.alg, accepted.contains(alg) else {
             let named = header.alg.map { "alg \($0)" } ?? "an assertion without alg"
-            let why = header.alg == "none" ? "an unsigned assertion proves nothing" : "not a private-key signature"
-            throw refuse("\(named) is refused (\(why)): sign with \(Self.algorithms.joined(separator: ", "))")
+            let why =
+                header.alg == "none"
+                ? "an unsigned assertion proves nothing"
+                : Self.algorithms.contains(header.alg ?? "")
+                    ? "this server does not take it" : "not a private-key signature"
+            throw refuse(
+                "\(named) is refused (\(why)): this server accepts \(accepted.joined(separator: " or "))"
+            )
         }
         guard let clientId = unverified.iss, !clientId.isEmpty else {
             throw refuse("the assertion has no iss: iss and sub must both be the client id")

@@ -35,6 +35,11 @@ public struct SMARTMode: Sendable {
     /// the grant is unsupported and discovery does not mention it. ``grantedScope`` does not apply to them:
     /// ``SMARTBackendClient/grantedScope`` does.
     public var backendClients: [SMARTBackendClient] = []
+    /// How strictly `private_key_jwt` assertions (of backend and registered clients) are checked: by default four
+    /// algorithms, and the endpoint called taken as `aud` besides the token endpoint; ``ClientAssertionRules/smart``
+    /// is SMART's text to the letter (RS384 or ES384, `aud` the token endpoint everywhere). A `kid` is always
+    /// required.
+    public var clientAssertions: ClientAssertionRules = ClientAssertionRules()
 
     /// The defaults: well-known discovery, S256 offered, refreshes without context, 12 patients,
     /// `p1` and `e1` for standalone launches, the requested scopes granted, no backend clients.

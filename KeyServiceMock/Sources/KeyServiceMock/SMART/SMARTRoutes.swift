@@ -62,7 +62,7 @@ struct SMARTRoutes: Sendable {
             introspectionEndpoint: endpoint(Layout.introspection, layout: layout),
             registrationEndpoint: registration ? endpoint(Layout.registration, layout: layout) : nil,
             tokenEndpointAuthMethodsSupported: provider.tokenEndpointAuthMethods,
-            tokenEndpointAuthSigningAlgValuesSupported: backend ? BackendServices.algorithms : nil,
+            tokenEndpointAuthSigningAlgValuesSupported: backend ? provider.backendServices.rules.accepted : nil,
             scopesSupported: SMARTConfiguration.supportedScopes + (backend ? SMARTConfiguration.systemScopes : []),
             responseTypesSupported: ["code"],
             grantTypesSupported: ["authorization_code", "refresh_token", "password"]

@@ -1,0 +1,70 @@
+import CredentialVault
+import Foundation
+import KeyServiceMock
+import Testing
+
+/// RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0): `logout` returns the URL that ends the issuer's
+/// browser session, with `id_token_hint` when the session holds its login's id token, `client_id`, and
+/// `post_logout_redirect_uri` when configured. Over real HTTP against keyservice-mock, which honours the URL.
+@Suite("RP-initiated logout: logout returns the URL that ends the browser session")
+struct EndSessionTests {
+    /// The query of `url` by name.
+    static func fields(_ url: URL) -> [String: String] {
+        let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        return Dictionary(items.map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
+    }
+
+    @Test("after the code flow: id_token_hint, client_id and post_logout_redirect_uri; the issuer takes the URL")
+    func afterCodeFlow() async throws {
+        try await AuthFixture.with { fixture in
+            var configuration = fixture.configuration
+            configuration.postLogoutRedirectURI = URL(string: "http://127.0.0.1:8765/callback")!
+            let vault = try Vault(configuration: configuration, transport: fixture.transport)
+            _ = try await vault.auth.performOpenIDConnectFlow { url in await Browser.follow(url) }
+            let idToken = try #require(await vault.auth.idToken)
+            let url = try #require(try await vault.auth.logout())
+            #expect(url.path().hasSuffix("/protocol/openid-connect/logout"), "\(url.path())")
+            #expect(url.host() == fixture.server.issuer.host())
+            let fields = Self.fields(url)
+            #expect(fields["id_token_hint"] == idToken.token)
+            #expect(fields["client_id"] == "vault")
+            #expect(fields["post_logout_redirect_uri"] == "http://127.0.0.1:8765/callback")
+            // The issuer takes it: it sends the browser to the registered redirect.
+            let answer = try await TestTLS.transport().send(HTTPRequest(method: "GET", url: url))
+            #expect((300..<400).contains(answer.status), "\(answer.status)")
+            #expect(answer.headers["location"]?.hasPrefix("http://127.0.0.1:8765/callback") == true)
+        }
+    }
+
+    @Test("a login opened with the password keeps no id token: client_id, and neither hint nor redirect")
+    func afterPasswordLogin() async throws {
+        try await AuthFixture.with { fixture in
+            try await fixture.register()
+            let later = try fixture.restarted()
+            _ = try await later.auth.loginWithPassword(password: AuthFixture.password)
+            let url = try #require(try await later.auth.logout())
+            let fields = Self.fields(url)
+            #expect(fields["client_id"] == "vault")
+            #expect(fields["id_token_hint"] == nil && fields["post_logout_redirect_uri"] == nil, "\(fields)")
+            // Asked again after the logout: no session, so still no hint.
+            #expect(Self.fields(try #require(try await later.auth.endSessionURL()))["id_token_hint"] == nil)
+        }
+    }
+
+    @Test("an issuer whose discovery lists no end_session_endpoint: no URL")
+    func notOffered() async throws {
+        try await TestIssuer.with(idToken: ClientAuthenticationTests.valid) { issuer in
+            let root = try TemporaryDirectory.make()
+            defer { try? FileManager.default.removeItem(at: root) }
+            let vault = try Vault(
+                configuration: VaultConfiguration(
+                    issuer: issuer.issuer,
+                    clientId: "client",
+                    keyServiceURL: URL(string: "http://127.0.0.1:9/keyservice/v1/")!,
+                    storeDirectory: root.appending(path: "store")
+                )
+            )
+            #expect(try await vault.auth.endSessionURL() == nil)
+        }
+    }
+}
