@@ -27,7 +27,10 @@ struct DiscoveryTests {
             #expect(document.strings("id_token_signing_alg_values_supported") == ["EdDSA"])
             #expect(
                 Set(document.strings("grant_types_supported") ?? [])
-                    == ["authorization_code", "refresh_token", "password"]
+                    == [
+                        "authorization_code", "refresh_token", "password",
+                        "urn:ietf:params:oauth:grant-type:token-exchange",
+                    ]
             )
         }
     }

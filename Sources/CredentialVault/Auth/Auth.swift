@@ -29,6 +29,8 @@ public actor Auth {
     private var fresh: (token: AccessToken, until: ContinuousClock.Instant)?
     private var refreshInFlight: (sessionId: UUID, task: Task<Result<AccessToken, VaultError>, Never>)?
     var pendingRedirect: (id: UUID, prefix: String, continuation: CheckedContinuation<URL?, Never>)?
+    /// Access tokens for one resource (``getAccessToken(resource:scopes:method:)``), apart from the session's own.
+    var scopedTokens = ScopedTokenCache()
     /// The servers' newest DPoP nonces, for every proof this `Auth` makes (``dpopProofs(for:)``).
     let dpopNonces = DPoPNonces()
 
@@ -166,7 +168,8 @@ public actor Auth {
         _ refreshToken: RefreshToken,
         sealingIn envelope: UnlockedEnvelope?,
         onto onDisk: Envelope? = nil,
-        reserved: Result<StoreReservation, VaultError>? = nil
+        reserved: Result<StoreReservation, VaultError>? = nil,
+        extraFields: [String: String] = [:]
     ) async throws(VaultError) -> Redemption {
         var prepared = onDisk
         var reservation: StoreReservation?
@@ -183,12 +186,13 @@ public actor Auth {
         let started = clock.now
         let (response, updated, answered) = try await TerminationSignals.holding {
             () async throws(VaultError) -> (TokenResponse, RefreshToken, ContinuousClock.Instant) in
-            let (response, client) = try await refreshGrant(refreshToken)
+            let (response, client) = try await refreshGrant(refreshToken, extraFields: extraFields)
             let answered = clock.now
             // A rotated token replaces the old one; context fields the answer names replace the stored ones, and
             // those it omits stay (a SMART refresh may leave the launch context out).
+            // An answer for one resource (`extraFields`) speaks for that token only: its context is not the login's.
             var updated = (response.refreshToken.map { refreshToken.replacingToken($0) } ?? refreshToken)
-                .addingContext(response.context)
+                .addingContext(extraFields.isEmpty ? response.context : [:])
             if let client { updated = updated.replacingClient(client) }
             if updated != refreshToken, let envelope, let prepared {
                 try await userStorage.persist(updated, onto: prepared, in: envelope, reservation: reservation)
@@ -218,27 +222,24 @@ public actor Auth {
     /// a bare refusal that reads as a dead login), the grant is sent once more signed with the old key, which the
     /// server still lists.
     private func refreshGrant(
-        _ refreshToken: RefreshToken
+        _ refreshToken: RefreshToken,
+        extraFields: [String: String] = [:]
     ) async throws(VaultError) -> (TokenResponse, ClientRegistration?) {
         guard let registration = refreshToken.client, registration.hasPendingKey else {
-            return (
-                try await tokenEndpoint(for: refreshToken.client, dpop: refreshToken.dpopKey).refresh(
-                    refreshToken.token
-                ), nil
-            )
+            let endpoint = try await tokenEndpoint(for: refreshToken.client, dpop: refreshToken.dpopKey)
+            return (try await endpoint.refresh(refreshToken.token, extraFields: extraFields), nil)
         }
         do {
             let response = try await tokenEndpoint(for: registration, pendingKey: true, dpop: refreshToken.dpopKey)
-                .refresh(refreshToken.token)
+                .refresh(refreshToken.token, extraFields: extraFields)
             configuration.logger.debug("the issuer accepted the client's new key; the old one is dropped")
             return (response, registration.promotingPendingKey())
         } catch {
             // A bare 400 or 401 reads as a dead login; the old key's request tells which it is.
             guard error.httpStatus == 400 || error.httpStatus == 401 || error.isLoginExpired else { throw error }
             configuration.logger.debug("the issuer refused the client's new key; signing with the old one")
-            return (
-                try await tokenEndpoint(for: registration, dpop: refreshToken.dpopKey).refresh(refreshToken.token), nil
-            )
+            let endpoint = try await tokenEndpoint(for: registration, dpop: refreshToken.dpopKey)
+            return (try await endpoint.refresh(refreshToken.token, extraFields: extraFields), nil)
         }
     }
 
@@ -283,6 +284,7 @@ public actor Auth {
         }
         session = nil
         fresh = nil
+        scopedTokens.removeAll()
     }
 
     // MARK: Discovery

@@ -44,6 +44,7 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
             case accessDenied
             case registrationFailed
             case authenticationTooOld
+            case resourceRefused
         }
 
         let base: Base
@@ -124,6 +125,9 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
         /// The issuer's id token says the user authenticated longer ago than the login's `max_age` allows (its
         /// `auth_time`), or does not say when: a step-up that did not happen. Log in again.
         public static let authenticationTooOld = Self(.authenticationTooOld)
+        /// The issuer refused to issue a token for the resource or audience asked for (RFC 8707 `invalid_target`), or
+        /// the resource is not an absolute URL without a fragment.
+        public static let resourceRefused = Self(.resourceRefused)
         /// The task was cancelled while it waited.
         public static let cancelled = Self(.cancelled)
 

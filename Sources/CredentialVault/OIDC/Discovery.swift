@@ -21,6 +21,7 @@ struct Discovery: Sendable {
         let token_endpoint_auth_signing_alg_values_supported: [String]?
         let authorization_response_iss_parameter_supported: Bool?
         let dpop_signing_alg_values_supported: [String]?
+        let grant_types_supported: [String]?
     }
 
     func metadata(for issuer: URL) async throws(VaultError) -> ProviderMetadata {
@@ -60,7 +61,8 @@ struct Discovery: Sendable {
             tokenEndpointAuthMethods: document.token_endpoint_auth_methods_supported,
             revocationEndpointAuthMethods: revocationMethods,
             tokenEndpointAuthSigningAlgorithms: document.token_endpoint_auth_signing_alg_values_supported,
-            authorizationResponseIssuer: document.authorization_response_iss_parameter_supported ?? false
+            authorizationResponseIssuer: document.authorization_response_iss_parameter_supported ?? false,
+            grantTypesSupported: document.grant_types_supported
         )
         metadata.dpopSigningAlgorithms = document.dpop_signing_alg_values_supported
         return metadata

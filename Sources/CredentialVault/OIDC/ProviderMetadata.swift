@@ -32,6 +32,8 @@ public struct ProviderMetadata: Sendable, Equatable {
     /// `authorization_response_iss_parameter_supported` (RFC 9207): the issuer puts `iss` in every authorization
     /// response, so one without it is refused.
     public let authorizationResponseIssuer: Bool
+    /// `grant_types_supported`, when the document lists it (token exchange, RFC 8693, is used where it is listed).
+    public let grantTypesSupported: [String]?
     /// `dpop_signing_alg_values_supported` (RFC 9449 section 5.1), when the document lists it: with ES256 among
     /// them a login binds its tokens to a key (``VaultConfiguration/dpop``).
     public var dpopSigningAlgorithms: [String]? = nil
@@ -53,7 +55,8 @@ public struct ProviderMetadata: Sendable, Equatable {
         tokenEndpointAuthMethods: [String]? = nil,
         revocationEndpointAuthMethods: [String]? = nil,
         tokenEndpointAuthSigningAlgorithms: [String]? = nil,
-        authorizationResponseIssuer: Bool = false
+        authorizationResponseIssuer: Bool = false,
+        grantTypesSupported: [String]? = nil
     ) throws(VaultError) {
         let endpoints: [(URL?, String)] = [
             (authorizationEndpoint, "authorization_endpoint"), (tokenEndpoint, "token_endpoint"),
@@ -77,5 +80,6 @@ public struct ProviderMetadata: Sendable, Equatable {
         self.revocationEndpointAuthMethods = revocationEndpointAuthMethods
         self.tokenEndpointAuthSigningAlgorithms = tokenEndpointAuthSigningAlgorithms
         self.authorizationResponseIssuer = authorizationResponseIssuer
+        self.grantTypesSupported = grantTypesSupported
     }
 }

@@ -99,8 +99,19 @@ package struct TokenEndpoint: Sendable {
 
     private var host: String { endpoint.host }
 
-    func refresh(_ refreshToken: String) async throws(VaultError) -> TokenResponse {
-        try await post(["grant_type": "refresh_token", "refresh_token": refreshToken], deadOnBareRefusal: true)
+    /// - Parameter extraFields: more form fields (RFC 8707 `resource`, a narrower `scope`); they never replace the
+    ///   grant's own.
+    func refresh(
+        _ refreshToken: String,
+        extraFields: [String: String] = [:]
+    ) async throws(VaultError) -> TokenResponse {
+        let fields = ["grant_type": "refresh_token", "refresh_token": refreshToken]
+        return try await post(fields.merging(extraFields) { own, _ in own }, deadOnBareRefusal: true)
+    }
+
+    /// Any other grant, such as token exchange (RFC 8693, ``TokenExchangeRequest``): `fields` as the form.
+    func grant(_ fields: [String: String]) async throws(VaultError) -> TokenResponse {
+        try await post(fields)
     }
 
     /// The client credentials grant (RFC 6749 section 4.4): an access token for the client itself, no user and no
@@ -137,6 +148,15 @@ package struct TokenEndpoint: Sendable {
         // RFC 6749 section 5.2: invalid_grant means the grant (here: the refresh token or code) is dead.
         let failure = try? UntrustedJSON.decode(Failure.self, from: response.body)
         if let failure, failure.error == "invalid_grant" { throw .loginExpired(saying: failure.error_description) }
+        // RFC 8707 section 2: the resource (or RFC 8693 audience) asked for is not one the issuer serves.
+        if let failure, failure.error == "invalid_target" {
+            // A server that echoes the request must not put a token in an error message.
+            let words = failure.error_description.flatMap { text in
+                ["refresh_token", "subject_token"].contains { fields[$0].map { text.contains($0.prefix(16)) } ?? false }
+                    ? nil : text
+            }
+            throw .resourceRefused(fields["resource"] ?? fields["audience"], saying: words, host: host)
+        }
         // A 401 that challenges the client's own credentials (RFC 6749 section 5.2) is about the client, not the
         // login: a wrong or rotated client secret must not send the user to log in again.
         let challengesClient =

@@ -13,6 +13,9 @@ struct Token: AsyncParsableCommand {
             With --json: {"token": the access token, "tokenType": "Bearer" or "DPoP", "userId": the vault's user, \
             "expiresAt": Unix seconds or null}. A DPoP token goes as "Authorization: DPoP <token>" with a proof per \
             request: `credential-vault dpop-proof --method GET --url URL`.
+            With --resource URL: a token for that API only (RFC 8707 resource on a refresh, or --token-exchange for \
+            RFC 8693), --scope narrowing it; the login's own token is untouched. Such a token is always unlocked here \
+            (device unlock or the password), never through the agent.
             """
     )
 
@@ -25,8 +28,41 @@ struct Token: AsyncParsableCommand {
     @Flag(help: "Print {\"token\", \"tokenType\", \"userId\", \"expiresAt\"} as one JSON object.")
     var json = false
 
+    @Option(help: "A token for this API only (RFC 8707 resource): an absolute https URL without a fragment.")
+    var resource: String?
+
+    @Option(name: .customLong("scope"), help: "With --resource: a scope of that token (repeat for more).")
+    var scopes: [String] = []
+
+    @Flag(help: "With --resource: ask by token exchange (RFC 8693) instead of a refresh with the resource.")
+    var tokenExchange = false
+
+    func validate() throws {
+        if resource == nil, !scopes.isEmpty || tokenExchange {
+            throw ValidationError("--scope and --token-exchange need --resource URL")
+        }
+        if let resource, URL(string: resource)?.host == nil {
+            throw ValidationError("--resource needs an absolute URL such as https://api.example.com/, not \(resource)")
+        }
+    }
+
     func run() async throws {
-        output(try await agent.servedToken(connection, unlocking: unlocking))
+        guard let resource = resource.flatMap(URL.init(string:)) else {
+            output(try await agent.servedToken(connection, unlocking: unlocking))
+            return
+        }
+        var served: ServedToken?
+        try await VaultContext.with(connection) { context in
+            let (_, viaDevice) = try await context.unlockRegisteredUser(unlocking)
+            let token = try await context.auth.getAccessToken(
+                resource: resource,
+                scopes: scopes.isEmpty ? nil : scopes,
+                method: tokenExchange ? .tokenExchange : .refresh
+            )
+            served = ServedToken(token, viaDevice: viaDevice)
+        }
+        guard let served else { throw ExitCode(ExitStatus.failure.rawValue) }
+        output(served)
     }
 
     private func output(_ served: ServedToken) {

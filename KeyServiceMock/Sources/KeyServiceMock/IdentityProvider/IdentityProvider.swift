@@ -80,7 +80,15 @@ struct IdentityProvider: Sendable {
     /// Access token, refresh token (the session's current one) and, for an `openid` scope, id token.
     ///
     /// In the SMART mode the access token is opaque, and `includesContext` adds the session's launch context.
-    func tokenResponse(for session: Session, nonce: String?, includesContext: Bool = true) -> TokenResponse {
+    /// `audience` (an RFC 8707 resource) is the access token's `aud` instead of the client, and `accessScope` (a
+    /// narrower scope asked for at a refresh) its scope; the session keeps its own.
+    func tokenResponse(
+        for session: Session,
+        nonce: String?,
+        includesContext: Bool = true,
+        audience: String? = nil,
+        accessScope: String? = nil
+    ) -> TokenResponse {
         let now = configuration.now()
         let issuedAt = Int(now.timeIntervalSince1970)
         func claims(_ type: String, lifetime: TimeInterval, tokenId: String) -> TokenClaims {
@@ -130,9 +138,14 @@ struct IdentityProvider: Sendable {
                 at: now
             )
         } else {
-            accessToken = signer.sign(
-                claims("Bearer", lifetime: configuration.accessTokenLifetime, tokenId: SessionStore.newTokenId())
+            var access = claims(
+                "Bearer",
+                lifetime: configuration.accessTokenLifetime,
+                tokenId: SessionStore.newTokenId()
             )
+            if let audience { access.aud = audience }
+            if let accessScope { access.scope = accessScope }
+            accessToken = signer.sign(access)
         }
         var response = TokenResponse(
             accessToken: accessToken,
@@ -141,7 +154,7 @@ struct IdentityProvider: Sendable {
             refreshToken: signer.sign(refresh),
             refreshExpiresIn: Int(configuration.refreshTokenLifetime),
             idToken: idToken,
-            scope: session.scope,
+            scope: accessScope ?? session.scope,
             sessionState: session.id
         )
         if let launch {
@@ -229,7 +242,7 @@ struct IdentityProvider: Sendable {
             endSessionEndpoint: url(Layout.endSession),
             responseTypesSupported: ["code"],
             responseModesSupported: ["query"],
-            grantTypesSupported: ["authorization_code", "refresh_token", "password"],
+            grantTypesSupported: ["authorization_code", "refresh_token", "password", TokenExchangeGrant.grantType],
             subjectTypesSupported: ["public"],
             idTokenSigningAlgValuesSupported: ["EdDSA"],
             codeChallengeMethodsSupported: requiresS256 ? ["S256"] : ["plain"],

@@ -225,6 +225,8 @@ struct OpenIDRoutes: Sendable {
             return try exchangeCode(fields, clientId: clientId, jkt: jkt, logger: logger)
         case "refresh_token":
             return try refresh(fields, clientId: clientId, jkt: jkt, logger: logger)
+        case TokenExchangeGrant.grantType:
+            return .json(try TokenExchangeGrant(provider: provider).answer(fields, clientId: clientId, logger: logger))
         case "password":
             let username = try fields.required("username")
             let password = try fields.required("password")
@@ -399,6 +401,8 @@ struct OpenIDRoutes: Sendable {
         if let bound = provider.dpop?.binding(of: claims.sid), bound != jkt {
             throw RequestRefusal.invalidGrant("the refresh token is bound to a DPoP key, and no proof of it came")
         }
+        // RFC 8707: the access token is for the resource named (checked before anything rotates).
+        let audience = try ResourceIndicator.audience(fields["resource"])
         switch try provider.sessions.rotate(sessionId: claims.sid, presentedTokenId: claims.jti) {
         case .unknownSession:
             throw RequestRefusal.invalidGrant("unknown session")
@@ -413,6 +417,8 @@ struct OpenIDRoutes: Sendable {
                 grantType: "refresh_token",
                 nonce: nil,
                 includesContext: provider.smart?.refreshIncludesContext ?? false,
+                audience: audience,
+                accessScope: fields["scope"],
                 logger: logger
             )
         }
@@ -424,13 +430,21 @@ struct OpenIDRoutes: Sendable {
         grantType: String,
         nonce: String?,
         includesContext: Bool = true,
+        audience: String? = nil,
+        accessScope: String? = nil,
         logger: Logger
     ) -> Response {
         logger.debug(
             "token issued, grant \(grantType)",
             metadata: ["client_id": "\(session.clientId)", "sub": "\(session.subject)", "sid": "\(session.id)"]
         )
-        var response = provider.tokenResponse(for: session, nonce: nonce, includesContext: includesContext)
+        var response = provider.tokenResponse(
+            for: session,
+            nonce: nonce,
+            includesContext: includesContext,
+            audience: audience,
+            accessScope: accessScope
+        )
         if provider.dpop?.binding(of: session.id) != nil { response.tokenType = "DPoP" }
         return .json(response)
     }
