@@ -68,7 +68,7 @@ struct HeadlessRegisterTests {
             let code = try #require(
                 result.stderr.split(whereSeparator: { $0.isWhitespace }).first {
                     $0.count == 9 && $0.dropFirst(4).first == "-"
-                }
+                }.map(String.init)
             )
             #expect(result.stderr.contains("/device\n"))
             #expect(result.stderr.contains("user_code=\(code)"))
