@@ -17,6 +17,8 @@ struct IdentityProvider: Sendable {
     let registry: ClientRegistry
     /// The DPoP checks and bindings of ``KeyServiceMockConfiguration/dpop``; nil when it is off.
     let dpop: DPoPVerifier?
+    /// The device codes of ``KeyServiceMockConfiguration/deviceFlow``.
+    let deviceGrants = DeviceGrantStore()
 
     /// How long an authorization code may wait for its exchange.
     static let codeLifetime: TimeInterval = 60
@@ -259,6 +261,10 @@ struct IdentityProvider: Sendable {
             authorizationResponseIssParameterSupported: true
         )
         if dpop != nil { document.dpopSigningAlgValuesSupported = ["ES256"] }
+        if configuration.deviceFlow != nil {
+            document.deviceAuthorizationEndpoint = url(Layout.deviceAuthorization)
+            document.grantTypesSupported.append(DeviceCodeGrant.grantType)
+        }
         return document
     }
 
