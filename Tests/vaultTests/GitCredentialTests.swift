@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// `credential-vault git-credential` and `setup-git` with Debian's git 2.39: `git credential fill` and a clone over
 /// https, served by a running agent, no password typed; the protocol's other answers over the built binary.
@@ -81,6 +82,69 @@ struct GitCredentialTests {
         }
     }
 
+    @Test("`git clone` over https through nginx, fcgiwrap and git http-backend, as a git server is deployed")
+    func cloneThroughNginx() async throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: Self.fcgiwrap),
+            "fcgiwrap is installed (make test-deps: APT_TEST_PACKAGES)"
+        )
+        try await withSandbox { sandbox in
+            try await AgentTests.register(sandbox)
+            let repositories = sandbox.root.appending(path: "repositories")
+            try FileManager.default.createDirectory(at: repositories, withIntermediateDirectories: true)
+            let made = try await Self.runGit(
+                sandbox,
+                [],
+                shell: """
+                    git init -q work && git -C work -c user.name=test -c user.email=test@example.com \
+                    commit -q --allow-empty -m 'first commit' && git clone -q --bare work repositories/project.git
+                    """
+            )
+            try #require(made.status == 0, "\(made.stderr)")
+            try await AgentTests.withAgent(sandbox) { _ in
+                let token = try await TokenFreshnessCLITests.token(sandbox, [])
+                let port = Int(try FreePort.pick())
+                // The token's Basic value is in nginx's configuration, in nginx's own temporary directory (removed
+                // when it stops): the test server's, not the helper's.
+                let basic = Data("oauth2:\(token)".utf8).base64EncodedString()
+                let nginx = try await NginxProcess.start(port: port) { directory in
+                    let (certificate, key) = try TestCertificateAuthority.shared.writeServerFiles(in: directory)
+                    return Self.nginxConfiguration(
+                        port: port,
+                        certificate: certificate.path,
+                        key: key.path,
+                        directory: directory.path,
+                        basic: basic,
+                        repositories: repositories.path
+                    )
+                }
+                defer { nginx.stop() }
+                let socket = nginx.directory.appending(path: "fcgiwrap.sock").path
+                try await TestProcess.with(
+                    ["/bin/sh", "-c", "umask 000; exec \(Self.fcgiwrap) -c 2 -s unix:\(socket)"],
+                    output: .none,
+                    error: .none
+                ) { _ in
+                    for _ in 0..<300 where !FileManager.default.fileExists(atPath: socket) {
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
+                    let host = "127.0.0.1:\(port)"
+                    let setup = try await Self.setupGit(sandbox, host: host)
+                    #expect(setup.status == 0, "\(setup.stderr)")
+                    let clone = try await Self.runGit(
+                        sandbox,
+                        ["clone", "-q", "https://\(host)/project.git", "cloned"]
+                    )
+                    #expect(clone.status == 0, "\(clone.stderr)")
+                    let log = try await Self.runGit(sandbox, ["-C", "cloned", "log", "--format=%s"])
+                    #expect(log.stdout == "first commit\n", "\(log.stderr)")
+                    #expect(!clone.stderr.contains(token))
+                }
+                try Self.expectNoFileHolds(token, in: sandbox.root)
+            }
+        }
+    }
+
     @Test("get offers Bearer where git offers authtype; plain http, store and erase give nothing on standard output")
     func protocolAnswers() async throws {
         try await withSandbox { sandbox in
@@ -143,6 +207,57 @@ struct GitCredentialTests {
     }
 
     // MARK: Helpers
+
+    static let fcgiwrap = "/usr/sbin/fcgiwrap"
+
+    /// nginx in front of `git http-backend` (through fcgiwrap), answering 401 with a Basic challenge unless the request
+    /// carries `basic` (base64 of `oauth2:TOKEN`), as git 2.39 sends a helper's token.
+    static func nginxConfiguration(
+        port: Int,
+        certificate: String,
+        key: String,
+        directory: String,
+        basic: String,
+        repositories: String
+    ) -> String {
+        """
+        worker_processes 1;
+        events { worker_connections 64; }
+        http {
+            access_log \(directory)/access.log;
+            client_body_temp_path \(directory)/client_body;
+            proxy_temp_path \(directory)/proxy;
+            fastcgi_temp_path \(directory)/fastcgi;
+            uwsgi_temp_path \(directory)/uwsgi;
+            scgi_temp_path \(directory)/scgi;
+            server {
+                listen 127.0.0.1:\(port) ssl;
+                ssl_certificate \(certificate);
+                ssl_certificate_key \(key);
+                location / {
+                    if ($http_authorization != "Basic \(basic)") {
+                        add_header WWW-Authenticate 'Basic realm="git"' always;
+                        return 401;
+                    }
+                    fastcgi_pass unix:\(directory)/fcgiwrap.sock;
+                    fastcgi_param SCRIPT_FILENAME /usr/lib/git-core/git-http-backend;
+                    fastcgi_param GIT_PROJECT_ROOT \(repositories);
+                    fastcgi_param GIT_HTTP_EXPORT_ALL 1;
+                    fastcgi_param GIT_CONFIG_NOSYSTEM 1;
+                    fastcgi_param HOME \(repositories);
+                    fastcgi_param PATH_INFO $uri;
+                    fastcgi_param QUERY_STRING $args;
+                    fastcgi_param REQUEST_METHOD $request_method;
+                    fastcgi_param CONTENT_TYPE $content_type;
+                    fastcgi_param CONTENT_LENGTH $content_length;
+                    fastcgi_param REMOTE_USER oauth2;
+                    fastcgi_param GIT_PROTOCOL $http_git_protocol;
+                }
+            }
+        }
+
+        """
+    }
 
     /// What a test adds for git: no system configuration (this machine's names a credential helper), no prompt.
     static let git = ["GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0"]

@@ -10,7 +10,7 @@ struct Token: AsyncParsableCommand {
             For scripts: curl -H "Authorization: Bearer $(credential-vault token)" https://api.example
             Asks a running `credential-vault agent` for the store and user first (no password); otherwise uses device unlock \
             when it is on for the user, else the password, typed at the terminal or read with --password-stdin.
-            With --json: {"token": the access token, "tokenType": "Bearer" or "DPoP", "userId": the vault's user, \
+            With --json: {"token": the access token, "tokenType": "Bearer" or "DPoP", "userId": the login's user, \
             "expiresAt": Unix seconds or null}. A DPoP token goes as "Authorization: DPoP <token>" with a proof per \
             request: `credential-vault dpop-proof --method GET --url URL`.
             With --resource URL: a token for that API only (RFC 8707 resource on a refresh, or --token-exchange for \
