@@ -38,6 +38,8 @@ struct AskpassTests {
                 #expect(git.status == 0, "\(variable): \(git.stderr)")
                 #expect(git.stdout.contains("password="), "\(variable)")
             }
+            let token = try await sandbox.run(["token"], environment: ["CREDENTIAL_VAULT_ASKPASS": program.path])
+            #expect(token.status == 64, "token keeps to the terminal and --password-stdin: \(token.stderr)")
             let failing = try await sandbox.run(
                 ["kubectl-credential"],
                 environment: ["CREDENTIAL_VAULT_ASKPASS": "/bin/false"]

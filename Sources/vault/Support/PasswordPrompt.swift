@@ -15,16 +15,18 @@ struct PasswordPrompt {
     /// Whether passwords come from standard input (`--password-stdin`) rather than the terminal.
     let fromStandardInput: Bool
     /// Whether a helper (git, kubectl, docker) asks: its standard input belongs to the calling program, so without a
-    /// terminal and an askpass program it says in one line how to go on, with ``ExitStatus/deviceUnlockRefused``.
+    /// terminal it runs the askpass program (``Askpass``), and without one it says in one line how to go on, with
+    /// ``ExitStatus/deviceUnlockRefused``. Other commands keep to the terminal and `--password-stdin`.
     var forHelper = false
     /// Whether the terminal may be used (false where the calling program says it is not the plugin's: kubectl's
     /// `spec.interactive`).
     var usesTerminal = true
 
-    /// Whether a password can be asked for at all: from standard input, at the terminal, or through an askpass
-    /// program (``Askpass``).
+    /// Whether a password can be asked for at all: from standard input, at the terminal, or (for a helper) through an
+    /// askpass program (``Askpass``).
     var canAsk: Bool {
-        fromStandardInput || (usesTerminal && Terminal.stdinIsTerminal) || Askpass.fromEnvironment() != nil
+        fromStandardInput || (usesTerminal && Terminal.stdinIsTerminal)
+            || (forHelper && Askpass.fromEnvironment() != nil)
     }
 
     /// One password. On a terminal: the prompt goes to standard error, echo is off while it is typed.
@@ -75,7 +77,7 @@ struct PasswordPrompt {
             return line
         }
         guard usesTerminal, Terminal.stdinIsTerminal else {
-            if let askpass = Askpass.fromEnvironment() { return try askpass.read(prompt) }
+            if forHelper, let askpass = Askpass.fromEnvironment() { return try askpass.read(prompt) }
             if forHelper {
                 throw CLIError(
                     status: .deviceUnlockRefused,
