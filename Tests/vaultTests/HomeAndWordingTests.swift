@@ -78,7 +78,7 @@ struct HomeAndWordingTests {
             for arguments in [
                 ["--help"], ["exec", "--help"], ["agent", "--help"], ["logout", "--help"], ["token", "--help"],
                 ["git-credential", "--help"], ["setup-git", "--help"], ["kubectl-credential", "--help"],
-                ["docker-credential", "--help"],
+                ["docker-credential", "--help"], ["dpop-proof", "--help"], ["register", "--help"],
             ] {
                 let help = try await sandbox.run(arguments)
                 #expect(help.status == 0, "\(help.stderr)")

@@ -15,7 +15,7 @@ struct DPoPProof: AsyncParsableCommand {
             -H "DPoP: $(credential-vault dpop-proof --method GET --url https://api.example/r)" https://api.example/r
             The proof carries ath (the hash of the access token `credential-vault token` prints) unless \
             --token-request. Without an agent every unlock refreshes, so a separate `token` call gets another access \
-            token: run an agent, or take both from --json: {"proof", "token"}. The key never leaves the vault. Asks \
+            token: run an agent, or take both from --json: {"proof", "token"}. The key never leaves the sealed store. Asks \
             a running `credential-vault agent` first, as `credential-vault token` does.
             """
     )
