@@ -20,7 +20,9 @@ struct GlewlwydUserAgent: Sendable {
         else {
             return try redirect(first, from: "the authorization endpoint")
         }
-        let scope = login.queryItems?.first { $0.name == "scope" }?.value ?? "openid"
+        // The query is form-encoded: `+` is a space (URLComponents leaves it as it is).
+        let scope = (login.queryItems?.first { $0.name == "scope" }?.value ?? "openid")
+            .replacingOccurrences(of: "+", with: " ")
         try await session.expectOK("PUT", "api/auth/grant/\(clientId)", json: ["scope": scope])
         guard let back = URL(string: callback + (callback.contains("?") ? "&g_continue" : "?g_continue")) else {
             throw GlewlwydError.loginFailed("the login page's callback_url is not a URL")
