@@ -1,8 +1,9 @@
 import Foundation
 import VaultTestSupport
 
-/// nginx terminating TLS in front of django-oauth-toolkit (Tests/Interop/dot/nginx.conf filled in): https on a port
-/// of 127.0.0.1 with the test authority's server certificate, plain http to DOT on loopback with `X-Forwarded-Proto`.
+/// nginx terminating TLS in front of django-oauth-toolkit, and of glewlwyd (Tests/Interop/dot/nginx.conf filled in):
+/// https on a port of 127.0.0.1 with the test authority's server certificate, plain http to the server on loopback
+/// with `X-Forwarded-Proto`.
 enum DjangoTLSFront {
     /// The configuration, as the repository holds it.
     static let templateURL = URL(filePath: #filePath)
