@@ -42,7 +42,8 @@ struct GlewlwydDPoPTests {
         func vault(
             clientId: String? = nil,
             dpop: DPoPSetting = .whenOffered,
-            store: String = "store"
+            store: String = "store",
+            sleep: (@Sendable (Duration) async throws -> Void)? = nil
         ) throws -> Vault {
             var configuration = VaultConfiguration(
                 issuer: glewlwyd.issuer,
@@ -55,6 +56,7 @@ struct GlewlwydDPoPTests {
             )
             configuration.trustRoots = try TestTLS.trustRoots()
             configuration.dpop = dpop
+            if let sleep { configuration.sleep = sleep }
             return try Vault(configuration: configuration, transport: transport)
         }
 
