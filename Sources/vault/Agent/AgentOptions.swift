@@ -19,7 +19,7 @@ struct AgentOptions: ParsableArguments {
         if let served { return served }
         try await VaultContext.with(connection) { context in
             let (token, viaDevice) = try await context.unlockRegisteredUser(unlocking)
-            served = ServedToken(token, viaDevice: viaDevice)
+            served = ServedToken(token, viaDevice: viaDevice, login: await context.auth.loginContext)
         }
         guard let served else { throw ExitCode(ExitStatus.failure.rawValue) }
         return served
