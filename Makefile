@@ -3,8 +3,9 @@ SWIFT ?= swift
 APT_PACKAGES := libsodium-dev pkg-config python3-venv libsqlite3-dev
 # What only `make test` (and bench-keyservice) needs besides: PostgreSQL and nginx, which the key service's PostgreSQL
 # and multi-instance suites start (issue 22; without them those suites fail, they do not skip), nginx also as the TLS
-# front of the interop suite's django-oauth-toolkit (issue 23), and curl, which bench-keyservice uses.
-APT_TEST_PACKAGES := postgresql nginx curl
+# front of the interop suite's django-oauth-toolkit (issue 23), and curl, which bench-keyservice uses. fcgiwrap runs
+# `git http-backend` behind nginx for the git helper's clone over https (issue 24, GitCredentialTests).
+APT_TEST_PACKAGES := postgresql nginx curl fcgiwrap
 LINT_PATHS := Package.swift Sources KeyService KeyServiceMock Tests
 
 .PHONY: all deps build test demo lint format proof-crash-long

@@ -54,6 +54,10 @@ public struct VaultConfiguration: Sendable {
     /// stated, so a wall clock set minutes wrong neither refreshes at every call nor hands out an expired token.
     /// Tests pass their own.
     public var monotonicNow: @Sendable () -> ContinuousClock.Instant
+    /// How the library waits between polls of a device login (RFC 8628: the issuer's `interval`, in whole seconds):
+    /// `Task.sleep` by default, throwing when the task is cancelled. Tests pass their own, which records the waits
+    /// asked for and returns at once.
+    public var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     /// Where the library says what it does: requests and decisions at debug, never a secret or a body.
     public var logger: Logger
     /// Certificate authorities trusted for https besides the system's, or instead of them when pinned; nil for the

@@ -26,6 +26,13 @@ struct VaultCommand: AsyncParsableCommand {
             `credential-vault exec` then need no password while it runs (10 minutes idle or 2 hours at most by default), \
             and `credential-vault lock` ends it.
 
+            HELPERS: git, kubectl and docker ask for tokens themselves through `credential-vault git-credential` \
+            (set up with `credential-vault setup-git --host HOST`), `credential-vault kubectl-credential` (an exec \
+            credential plugin) and `credential-vault docker-credential` (a credential helper); each writes only \
+            the credential to standard output. Without an agent or a terminal they ask for the password through \
+            CREDENTIAL_VAULT_ASKPASS or SSH_ASKPASS. token, exec and the helpers take --min-ttl SECONDS (a token \
+            valid at least that long) and --force-refresh.
+
             JSON: token, whoami, agent, status, decode, config and smart context take --json: one object with \
             stable field names (token --json: {"token", "userId", "expiresAt"}; the README lists them all).
 
@@ -44,6 +51,7 @@ struct VaultCommand: AsyncParsableCommand {
             Register.self, Login.self, Token.self, Whoami.self, Agent.self, Lock.self, Passwd.self, Logout.self,
             Status.self,
             DeviceUnlock.self, Exec.self, DPoPProof.self, Decode.self, Config.self, Smart.self, Fhir.self, Demo.self,
+            GitCredential.self, SetupGit.self, KubectlCredential.self, DockerCredential.self,
         ]
     )
 

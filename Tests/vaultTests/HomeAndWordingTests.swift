@@ -75,7 +75,11 @@ struct HomeAndWordingTests {
     @Test("--help calls the tool credential-vault, and the README's completion lines write credential-vault files")
     func toolName() async throws {
         try await withSandbox(withServer: false) { sandbox in
-            for arguments in [["--help"], ["exec", "--help"], ["agent", "--help"], ["logout", "--help"]] {
+            for arguments in [
+                ["--help"], ["exec", "--help"], ["agent", "--help"], ["logout", "--help"], ["token", "--help"],
+                ["git-credential", "--help"], ["setup-git", "--help"], ["kubectl-credential", "--help"],
+                ["docker-credential", "--help"],
+            ] {
                 let help = try await sandbox.run(arguments)
                 #expect(help.status == 0, "\(help.stderr)")
                 let text = help.stdout.replacingOccurrences(of: "credential-vault", with: "")

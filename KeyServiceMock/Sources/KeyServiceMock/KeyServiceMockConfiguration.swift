@@ -64,6 +64,9 @@ public struct KeyServiceMockConfiguration: Sendable {
     /// DPoP (RFC 9449, ``DPoPMode``); nil, the default, leaves it off: discovery lists no DPoP algorithm and proofs
     /// are ignored.
     public var dpop: DPoPMode? = nil
+    /// The device authorization grant (RFC 8628, ``DeviceFlowMode``); nil, the default, leaves it off: discovery
+    /// lists no `device_authorization_endpoint` and the grant type is refused.
+    public var deviceFlow: DeviceFlowMode? = nil
     /// How long before a code-flow login the user is said to have authenticated: the id token's `auth_time` is
     /// that much before the session starts. 0 by default (the user authenticates at each login). A test sets it
     /// to play an issuer whose single sign-on session is older than a client's `max_age` and that did not ask

@@ -42,6 +42,11 @@ struct Layout: Sendable {
     /// The userinfo endpoint.
     static let userinfo = openIDConnect + "/userinfo"
 
+    /// The device authorization endpoint (RFC 8628), at Keycloak's path.
+    static let deviceAuthorization = authorization + "/device"
+    /// The device grant's verification page (`verification_uri`), at Keycloak's path.
+    static let deviceVerification = "device"
+
     /// The token introspection endpoint (RFC 7662), at Keycloak's path.
     static let introspection = token + "/introspect"
 

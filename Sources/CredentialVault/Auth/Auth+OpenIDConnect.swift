@@ -45,6 +45,57 @@ extension Auth {
         authorizationParameters: [String: String] = [:],
         presentAuthorizationURL: @escaping @Sendable (URL) async -> Void
     ) async throws(VaultError) -> String {
+        try await codeFlow(
+            flow: flow,
+            namedUser: namedUser,
+            timeout: timeout,
+            scopes: scopes,
+            authorizationParameters: authorizationParameters,
+            present: presentAuthorizationURL,
+            paste: nil
+        )
+    }
+
+    /// The first login by the code flow, for a user whose browser is on another device (an SSH session, a
+    /// container): no listener waits; `readPastedRedirect` gets the authorization URL to show, and returns the URL
+    /// the browser ended at, which the user copied from its address bar (nil: the user gave up).
+    ///
+    /// The configured redirect URI is sent exactly as it is (a loopback URI without a port stays without one: the
+    /// browser fails to reach it, and shows the URL to copy). The pasted URL must be a redirect to it, and its
+    /// `state`, `iss` and code are checked exactly as a listener's redirect is; then everything goes as in
+    /// ``performOpenIDConnectFlow(flow:userId:timeout:scopes:authorizationParameters:presentAuthorizationURL:)``.
+    /// - Returns: the user id.
+    /// - Throws: ``VaultError`` `.openIDConnectFailed` for no URL, a URL that is not this login's redirect, a state
+    ///   or `iss` that does not match, an error answer; nothing is kept then.
+    public func performOpenIDConnectFlowWithPastedRedirect(
+        flow: Flow = .signIn,
+        userId namedUser: String? = nil,
+        scopes: [String]? = nil,
+        authorizationParameters: [String: String] = [:],
+        readPastedRedirect: @escaping @Sendable (URL) async -> URL?
+    ) async throws(VaultError) -> String {
+        try await codeFlow(
+            flow: flow,
+            namedUser: namedUser,
+            timeout: .seconds(0),
+            scopes: scopes,
+            authorizationParameters: authorizationParameters,
+            present: nil,
+            paste: readPastedRedirect
+        )
+    }
+
+    /// The code flow, its redirect received by a listener or an app (`present` shows the URL) or pasted by the user
+    /// (`paste`).
+    private func codeFlow(
+        flow: Flow,
+        namedUser: String?,
+        timeout: Duration,
+        scopes: [String]?,
+        authorizationParameters: [String: String],
+        present: (@Sendable (URL) async -> Void)?,
+        paste: (@Sendable (URL) async -> URL?)?
+    ) async throws(VaultError) -> String {
         let metadata = try await metadata()
         let pkce = PKCE()
         let state = Base64URL.encode(SecureRandom.bytes(count: 16))
@@ -53,7 +104,7 @@ extension Auth {
 
         let receiver: LoopbackRedirectReceiver?
         let redirectURI: URL
-        if configured.isLoopbackRedirect {
+        if paste == nil, configured.isLoopbackRedirect {
             // A configured port is used exactly (for issuers that match redirect URIs exactly); without one the
             // system picks a free port at each login (RFC 8252 section 7.3). The host and path stay as configured.
             let listener = try LoopbackRedirectReceiver(
@@ -96,10 +147,23 @@ extension Auth {
         // The path the browser's request names, as it goes over the wire (percent-encoded; `/` for none).
         let wirePath = redirectURI.path(percentEncoded: true)
         let listenPath = wirePath.isEmpty ? "/" : wirePath
-        let presenter = Task { await presentAuthorizationURL(authorizationURL) }
-        defer { presenter.cancel() }
+        var presenter: Task<Void, Never>?
+        defer { presenter?.cancel() }
         let received: URL?
-        if let receiver {
+        if let paste {
+            guard let pasted = await paste(authorizationURL) else {
+                throw .openIDConnectFailed("no redirect URL was given")
+            }
+            // The rule an app's redirect meets in handleRedirect(url:).
+            guard Self.isRedirect(pasted, to: redirectURI.absoluteString) else {
+                throw .openIDConnectFailed(
+                    "the URL given is not a redirect to this login's redirect URI \(redirectURI.absoluteString): "
+                        + "copy the whole address the browser ended at"
+                )
+            }
+            received = pasted
+        } else if let receiver {
+            if let present { presenter = Task { await present(authorizationURL) } }
             // withTaskCancellationHandler has no typed throws: the Result carries the error through.
             let waited = await withTaskCancellationHandler { () async -> Result<URL?, VaultError> in
                 do throws(VaultError) {
@@ -114,6 +178,7 @@ extension Auth {
             }
             received = try waited.get()
         } else {
+            if let present { presenter = Task { await present(authorizationURL) } }
             let wait = UUID()
             let timer = Task { [weak self] in
                 try? await Task.sleep(for: timeout)
@@ -157,13 +222,46 @@ extension Auth {
             guard error.isLoginExpired else { throw error }
             throw .openIDConnectFailed("the issuer refused the authorization code (invalid_grant)")
         }
+        return try await beginSession(
+            response,
+            requestedAt: requestedAt,
+            nonce: nonce,
+            metadata: metadata,
+            namedUser: namedUser,
+            clientId: clientId,
+            openID: requested.contains("openid"),
+            maxAge: maxAge,
+            requestedACRValues: requestedACR,
+            registration: registration,
+            dpopKey: dpopKey
+        )
+    }
+
+    /// Ends a first login (the code flow's or a device login's) whose token endpoint answered `response` to a request
+    /// sent at `requestedAt`: the id_token validated (with `nonce` when the login sent one), then the session begins
+    /// with the tokens in memory, for ``storeRefreshToken(withNewPassword:)`` to seal, the id token and its
+    /// ``LoginContext`` (with the `acr_values` the login asked for, `requestedACRValues`) included.
+    /// - Returns: the user id.
+    func beginSession(
+        _ response: TokenResponse,
+        requestedAt: ContinuousClock.Instant,
+        nonce: String?,
+        metadata: ProviderMetadata,
+        namedUser: String?,
+        clientId: String,
+        openID: Bool,
+        maxAge: Int?,
+        requestedACRValues: [String] = [],
+        registration: ClientRegistration?,
+        dpopKey: DPoPKey?
+    ) async throws(VaultError) -> String {
         let (userId, idToken) = try await user(
             from: response,
             nonce: nonce,
             metadata: metadata,
             namedUser: namedUser,
             clientId: clientId,
-            openID: requested.contains("openid"),
+            openID: openID,
             maxAge: maxAge
         )
         guard let refresh = response.refreshToken else { throw .noRefreshToken }
@@ -176,7 +274,7 @@ extension Auth {
                 context: response.context,
                 client: registration,
                 dpopKey: boundKey(dpopKey, response),
-                loginContext: idToken.map { LoginContext(idToken: $0, requestedACRValues: requestedACR) },
+                loginContext: idToken.map { LoginContext(idToken: $0, requestedACRValues: requestedACRValues) },
                 idToken: idToken?.token
             )
         )
@@ -189,10 +287,15 @@ extension Auth {
     /// Passes an app's redirect to a waiting ``performOpenIDConnectFlow(flow:userId:timeout:scopes:authorizationParameters:presentAuthorizationURL:)``.
     /// - Returns: whether a flow was waiting for this URL.
     public func handleRedirect(url: URL) -> Bool {
-        guard let pending = pendingRedirect, url.absoluteString.hasPrefix(pending.prefix) else { return false }
+        guard let pending = pendingRedirect, Self.isRedirect(url, to: pending.prefix) else { return false }
         pendingRedirect = nil
         pending.continuation.resume(returning: url)
         return true
+    }
+
+    /// Whether `url` is a redirect to `redirectURI` (as text): an app's, or one a user pasted.
+    static func isRedirect(_ url: URL, to redirectURI: String) -> Bool {
+        url.absoluteString.hasPrefix(redirectURI)
     }
 
     /// Ends the wait `wait` for an app's redirect, when its time is up and it still waits.
@@ -301,7 +404,7 @@ extension Auth {
     /// The validated id_token's `sub` and the id_token; without an id_token, the name the caller gave.
     private func user(
         from response: TokenResponse,
-        nonce: String,
+        nonce: String?,
         metadata: ProviderMetadata,
         namedUser: String?,
         clientId: String,

@@ -7,13 +7,17 @@ import VaultCrypto
 ///
 /// A session begins with ``loginWithPassword(userId:password:storeNewRefreshToken:)``,
 /// ``loginWithDeviceUnlock(userId:storeNewRefreshToken:)`` or
-/// ``performOpenIDConnectFlow(flow:userId:timeout:scopes:authorizationParameters:presentAuthorizationURL:)``. It keeps the access token, the
+/// ``performOpenIDConnectFlow(flow:userId:timeout:scopes:authorizationParameters:presentAuthorizationURL:)`` (or,
+/// without a browser here, ``performDeviceAuthorizationFlow(userId:scopes:maximumPolls:presentUserCode:)`` and
+/// ``performOpenIDConnectFlowWithPastedRedirect(flow:userId:scopes:authorizationParameters:readPastedRedirect:)``).
+/// It keeps the access token, the
 /// refresh token and, after a password or device login, the user's unlocked envelope, so every rotated
 /// refresh token is sealed and written before anyone sees the access token that came with it. The data
 /// key is zeroed when the session ends.
 ///
 /// The features live in extensions: password and device login (`Auth+PasswordLogin.swift`), OpenID
-/// Connect (`Auth+OpenIDConnect.swift`), logout (`Auth+Logout.swift`).
+/// Connect (`Auth+OpenIDConnect.swift`), the device authorization grant (`Auth+DeviceAuthorization.swift`), logout
+/// (`Auth+Logout.swift`).
 public actor Auth {
     /// The timings of the last password login, for diagnostics and benchmarks.
     public internal(set) var lastLoginTimings: LoginTimings?

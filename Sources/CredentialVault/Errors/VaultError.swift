@@ -45,6 +45,8 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
             case registrationFailed
             case authenticationTooOld
             case resourceRefused
+            case authorizationDenied
+            case deviceCodeExpired
         }
 
         let base: Base
@@ -128,6 +130,11 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
         /// The issuer refused to issue a token for the resource or audience asked for (RFC 8707 `invalid_target`), or
         /// the resource is not an absolute URL without a fragment.
         public static let resourceRefused = Self(.resourceRefused)
+        /// The user denied a device login at the issuer (RFC 8628 `access_denied`); nothing was stored.
+        public static let authorizationDenied = Self(.authorizationDenied)
+        /// A device login's code expired before the user approved it (RFC 8628 `expired_token`, or its `expires_in`
+        /// passed, or the polls allowed ran out); nothing was stored. Start again.
+        public static let deviceCodeExpired = Self(.deviceCodeExpired)
         /// The task was cancelled while it waited.
         public static let cancelled = Self(.cancelled)
 
@@ -216,6 +223,13 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
     /// A resource server refused the request although the access token is valid (HTTP 403): the granted scope
     /// does not cover it. Logging in again with a wider scope may help; retrying does not.
     public var isAccessDenied: Bool { kind == .accessDenied }
+
+    /// The user denied the device login at the issuer (RFC 8628 `access_denied`): starting again helps only if that
+    /// was a mistake.
+    public var isAuthorizationDenied: Bool { kind == .authorizationDenied }
+
+    /// The device login's code expired before the user approved it (RFC 8628 `expired_token`): start again.
+    public var isDeviceCodeExpired: Bool { kind == .deviceCodeExpired }
 
     /// Another process held a lock on the store (or on the embedded key service) for longer than the wait
     /// allows; retrying later may help.

@@ -15,6 +15,7 @@ struct Discovery: Sendable {
         let introspection_endpoint: String?
         let end_session_endpoint: String?
         let registration_endpoint: String?
+        let device_authorization_endpoint: String?
         let jwks_uri: String?
         let token_endpoint_auth_methods_supported: [String]?
         let revocation_endpoint_auth_methods_supported: [String]?
@@ -57,6 +58,10 @@ struct Discovery: Sendable {
             introspectionEndpoint: try Self.endpoint(document.introspection_endpoint, "introspection_endpoint"),
             endSessionEndpoint: try Self.endpoint(document.end_session_endpoint, "end_session_endpoint"),
             registrationEndpoint: try Self.endpoint(document.registration_endpoint, "registration_endpoint"),
+            deviceAuthorizationEndpoint: try Self.endpoint(
+                document.device_authorization_endpoint,
+                "device_authorization_endpoint"
+            ),
             jwksURI: try Self.endpoint(document.jwks_uri, "jwks_uri"),
             tokenEndpointAuthMethods: document.token_endpoint_auth_methods_supported,
             revocationEndpointAuthMethods: revocationMethods,

@@ -4,7 +4,8 @@ import VaultCrypto
 
 /// Validates an id_token from the token endpoint as OpenID Connect Core 1.0 section 3.1.3.7 asks: the
 /// signature under the issuer's key (jwt-kit does the cryptography), an algorithm from ``algorithms``, `iss`,
-/// `aud` and `azp`, `exp` and `iat` with the leeway, and the login's `nonce`.
+/// `aud` and `azp`, `exp` and `iat` with the leeway, and the login's `nonce` (when it sent one: a device login,
+/// RFC 8628, has none to send, and takes the id_token straight from the token endpoint).
 struct IDTokenVerifier: Sendable {
     /// The signature algorithms accepted; `none` and the HMAC algorithms (a public client has no shared
     /// secret to check them with) never are.
@@ -25,7 +26,7 @@ struct IDTokenVerifier: Sendable {
     /// The id_token's claims once everything checks out.
     /// - Throws: ``VaultError`` `.openIDConnectFailed` saying which check failed (never the token itself); a
     ///   network error when the key set cannot be fetched.
-    func verify(_ idToken: String, nonce: String, keys: ProviderKeys, now: Date) async throws(VaultError) -> JWT {
+    func verify(_ idToken: String, nonce: String?, keys: ProviderKeys, now: Date) async throws(VaultError) -> JWT {
         let jwt: JWT
         do { jwt = try JWT(token: idToken) } catch { throw Self.refused("it does not decode (\(error.code))") }
         let algorithm = jwt.algorithm
@@ -66,7 +67,7 @@ struct IDTokenVerifier: Sendable {
         }
     }
 
-    private func checkClaims(of jwt: JWT, nonce: String, now: Date) throws(VaultError) {
+    private func checkClaims(of jwt: JWT, nonce: String?, now: Date) throws(VaultError) {
         guard jwt.issuer == issuer else {
             throw Self.refused("it was issued by \(VaultError.printable(jwt.issuer ?? "nobody")), not by \(issuer)")
         }
@@ -82,8 +83,10 @@ struct IDTokenVerifier: Sendable {
         guard let issuedAt = jwt.issuedAt else { throw Self.refused("it has no issue time (iat)") }
         guard issuedAt <= now.addingTimeInterval(leeway) else { throw Self.refused("it was issued in the future") }
         guard jwt.isNotYetValid(leeway: leeway, now: now) == false else { throw Self.refused("it is not valid yet") }
-        guard let said: String = jwt["nonce"], ConstantTime.equal(Data(said.utf8), Data(nonce.utf8)) else {
-            throw Self.refused("its nonce does not match this login")
+        if let nonce {
+            guard let said: String = jwt["nonce"], ConstantTime.equal(Data(said.utf8), Data(nonce.utf8)) else {
+                throw Self.refused("its nonce does not match this login")
+            }
         }
         try checkAuthenticationTime(of: jwt, now: now)
     }

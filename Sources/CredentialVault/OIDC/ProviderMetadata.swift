@@ -20,6 +20,9 @@ public struct ProviderMetadata: Sendable, Equatable {
     public let endSessionEndpoint: URL?
     /// RFC 7591 dynamic client registration, when offered: a configuration without a client id registers there.
     public let registrationEndpoint: URL?
+    /// RFC 8628 device authorization, when offered: ``Auth/performDeviceAuthorizationFlow(userId:scopes:maximumPolls:presentUserCode:)``
+    /// logs in there.
+    public let deviceAuthorizationEndpoint: URL?
     /// The issuer's JWK Set, which id_token signatures are checked against.
     public let jwksURI: URL?
     /// `token_endpoint_auth_methods_supported`, when the document lists it.
@@ -51,6 +54,7 @@ public struct ProviderMetadata: Sendable, Equatable {
         introspectionEndpoint: URL? = nil,
         endSessionEndpoint: URL? = nil,
         registrationEndpoint: URL? = nil,
+        deviceAuthorizationEndpoint: URL? = nil,
         jwksURI: URL? = nil,
         tokenEndpointAuthMethods: [String]? = nil,
         revocationEndpointAuthMethods: [String]? = nil,
@@ -62,7 +66,7 @@ public struct ProviderMetadata: Sendable, Equatable {
             (authorizationEndpoint, "authorization_endpoint"), (tokenEndpoint, "token_endpoint"),
             (revocationEndpoint, "revocation_endpoint"), (introspectionEndpoint, "introspection_endpoint"),
             (endSessionEndpoint, "end_session_endpoint"), (registrationEndpoint, "registration_endpoint"),
-            (jwksURI, "jwks_uri"),
+            (deviceAuthorizationEndpoint, "device_authorization_endpoint"), (jwksURI, "jwks_uri"),
         ]
         for case (let url?, let name) in endpoints where !url.isSecureOrLoopback {
             throw .insecureURL(url, role: "the discovered \(name)", origin: .issuer)
@@ -75,6 +79,7 @@ public struct ProviderMetadata: Sendable, Equatable {
         self.introspectionEndpoint = introspectionEndpoint
         self.endSessionEndpoint = endSessionEndpoint
         self.registrationEndpoint = registrationEndpoint
+        self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
         self.jwksURI = jwksURI
         self.tokenEndpointAuthMethods = tokenEndpointAuthMethods
         self.revocationEndpointAuthMethods = revocationEndpointAuthMethods

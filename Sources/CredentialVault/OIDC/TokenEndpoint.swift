@@ -126,6 +126,27 @@ package struct TokenEndpoint: Sendable {
         ])
     }
 
+    /// The grant type of a device code (RFC 8628 section 3.4).
+    static let deviceCodeGrantType = "urn:ietf:params:oauth:grant-type:device_code"
+
+    /// One poll with a device code (RFC 8628 section 3.4): the tokens, or the word to wait and poll again.
+    /// - Throws: ``VaultError``: `.authorizationDenied` for `access_denied`, `.deviceCodeExpired` for `expired_token`,
+    ///   and whatever any other grant's refusal is.
+    func pollDeviceCode(_ deviceCode: String) async throws(VaultError) -> DeviceCodePoll {
+        let fields = ["grant_type": Self.deviceCodeGrantType, "device_code": deviceCode]
+        let response = try await send(fields)
+        if response.status != 200, let failure = try? UntrustedJSON.decode(Failure.self, from: response.body) {
+            switch failure.error {
+            case "authorization_pending": return .pending
+            case "slow_down": return .slowDown
+            case "access_denied": throw .authorizationDenied(host: host)
+            case "expired_token": throw .deviceCodeExpired(host: host)
+            default: break
+            }
+        }
+        return .issued(try answer(response, to: fields))
+    }
+
     /// - Parameter deadOnBareRefusal: a 400 or 401 without an OAuth error body means the grant is dead (servers
     ///   answer a refresh token of a revoked family that way), not that the request was wrong.
     private func post(
@@ -134,11 +155,24 @@ package struct TokenEndpoint: Sendable {
     ) async throws(VaultError)
         -> TokenResponse
     {
-        let response: HTTPResponse
+        try answer(try await send(fields), to: fields, deadOnBareRefusal: deadOnBareRefusal)
+    }
+
+    /// The answer to `fields`, whatever its status.
+    /// - Throws: ``VaultError`` `isNetworkError` when none came.
+    private func send(_ fields: [String: String]) async throws(VaultError) -> HTTPResponse {
         switch try await endpoint.post(fields) {
-        case .success(let answer): response = answer
+        case .success(let answer): return answer
         case .failure(let error): throw .network(error, service: "the issuer's token endpoint", origin: .issuer)
         }
+    }
+
+    /// The tokens of `response`, the answer to `fields`, or the error its refusal means.
+    private func answer(
+        _ response: HTTPResponse,
+        to fields: [String: String],
+        deadOnBareRefusal: Bool = false
+    ) throws(VaultError) -> TokenResponse {
         if response.status == 200 {
             guard let answer = Self.tokenResponse(from: response.body) else {
                 throw .tokenAnswerUnusable("the answer is not a token response (RFC 6749 section 5.1)", host: host)

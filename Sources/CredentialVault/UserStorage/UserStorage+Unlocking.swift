@@ -234,16 +234,23 @@ extension UserStorage {
 
     /// Takes the space of the next envelope in the store (``FileStore/reserve()``), before a refresh is sent. The
     /// reservations of killed processes (a megabyte each) go first.
-    func reserveEnvelopeSpace() throws(VaultError) -> StoreReservation {
-        try store.withLock { () throws(VaultError) in
-            store.removeStaleTemporaryFiles()
-            return try store.reserve()
-        }
+    func reserveEnvelopeSpace() async throws(VaultError) -> StoreReservation {
+        try await reservedSpace().get()
     }
 
-    /// ``reserveEnvelopeSpace()``, its failure kept for the moment the reservation is needed.
-    func reservedSpace() -> Result<StoreReservation, VaultError> {
-        do { return .success(try reserveEnvelopeSpace()) } catch { return .failure(error) }
+    /// ``reserveEnvelopeSpace()``, its failure kept for the moment the reservation is needed. The directory scan,
+    /// the allocation and the fsync run on a thread of their own (``BlockingThread``), off the actor and off the
+    /// cooperative pool, so a login's other tasks run while the disk works.
+    func reservedSpace() async -> Result<StoreReservation, VaultError> {
+        let store = store
+        return await BlockingThread.run("credential-vault.reserve") {
+            Result { () throws(VaultError) in
+                try store.withLock { () throws(VaultError) in
+                    store.removeStaleTemporaryFiles()
+                    return try store.reserve()
+                }
+            }
+        }
     }
 
     /// Seals `refreshToken` and its context into `envelope` (read by ``verifiedEnvelope(in:)`` under the same session lock)

@@ -78,12 +78,15 @@ enum AgentClient {
         }
     }
 
-    /// A token from the agent that serves these options' store and user; nil when none runs (the caller then
+    /// A token from the agent that serves these options' store and user, meeting `requirement`; nil when none runs (the caller then
     /// unlocks by itself, saying nothing extra).
     /// - Throws: ``CLIError`` with the agent's message and exit status when the agent answers with a failure.
-    static func token(_ options: ConnectionOptions) async throws -> ServedToken? {
+    static func token(
+        _ options: ConnectionOptions,
+        requirement: TokenRequirement = TokenRequirement()
+    ) async throws -> ServedToken? {
         guard let address = await VaultContext.agentAddress(options),
-            let reply = await ask("token", at: address)
+            let reply = await ask(.token(requirement), at: address)
         else { return nil }
         if let served = ServedToken(agentReply: reply) { return served }
         throw CLIError(

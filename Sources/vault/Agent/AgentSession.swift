@@ -67,8 +67,11 @@ actor AgentSession {
                     )
                 )
             }
+            if let minTTL = request.minTTL, !(0...86_400).contains(minTTL) {
+                return .failure(CLIError.usage("minTTL is a number of seconds from 0 to 86400"))
+            }
             do {
-                let token = try await auth.getAccessToken()
+                let token = try await request.requirement.token(from: auth)
                 let login = await auth.loginContext
                 return AgentReply(
                     token: token.token,
@@ -83,7 +86,8 @@ actor AgentSession {
             } catch {
                 // A login the issuer refused ends the library's session: the agent ends with it.
                 let loggedIn = await auth.isLoggedIn
-                if error.isLoginExpired || error.isNotRegistered || !loggedIn { end() }
+                let vaultError = error as? VaultError
+                if vaultError?.isLoginExpired == true || vaultError?.isNotRegistered == true || !loggedIn { end() }
                 return .failure(CLIError.from(error, userId: userId))
             }
         case "dpop-proof":

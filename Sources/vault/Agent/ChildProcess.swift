@@ -1,3 +1,4 @@
+import CredentialVault
 import Foundation
 
 #if canImport(Glibc)

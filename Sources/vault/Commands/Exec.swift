@@ -30,6 +30,8 @@ struct Exec: AsyncParsableCommand {
 
     @OptionGroup var agent: AgentOptions
 
+    @OptionGroup var freshness: TokenOptions
+
     @Option(help: ArgumentHelp("The environment variable that carries the access token.", valueName: "name"))
     var env = "ACCESS_TOKEN"
 
@@ -50,7 +52,11 @@ struct Exec: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let served = try await agent.servedToken(connection, unlocking: unlocking)
+        let served = try await agent.servedToken(
+            connection,
+            unlocking: unlocking,
+            requirement: freshness.requirement
+        )
         // The command runs after the embedded key service (if any) has stopped: it may run for long.
         var environment = ProcessInfo.processInfo.environment
         environment[env] = served.token

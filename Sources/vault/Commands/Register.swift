@@ -11,8 +11,15 @@ struct Register: AsyncParsableCommand {
             come back to a listener on 127.0.0.1, then asks for the new password twice. Registering again \
             replaces the stored login: this is how a locked key starts over.
 
+            With --device no browser is needed here: the verification URI and a user code are printed on \
+            standard error, to be entered in a browser on any other device; the login goes on once it is approved \
+            there (RFC 8628; the issuer must offer it). With --no-browser the authorization URL is printed instead; \
+            open it anywhere, log in, and paste back the address the browser ended at (its state and issuer are \
+            checked as the listener checks them).
+
             With --password-stdin the new password is the first line of standard input; a second line, if \
-            present, must repeat it.
+            present, must repeat it. With --no-browser the pasted address is the first line, and the password \
+            lines follow it.
             """
     )
 
@@ -31,6 +38,12 @@ struct Register: AsyncParsableCommand {
     )
     var unattended = false
 
+    @Flag(help: "Log in with a code entered in a browser on another device (RFC 8628 device authorization).")
+    var device = false
+
+    @Flag(help: "Print the authorization URL and read back the address the browser ended at, pasted.")
+    var noBrowser = false
+
     @Flag(help: "Also turn device unlock on, so `credential-vault token` needs no password on this device.")
     var rememberDevice = false
 
@@ -39,15 +52,29 @@ struct Register: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...3600).contains(timeout) else { throw ValidationError("--timeout takes 1 to 3600 seconds") }
+        guard !(device && noBrowser) else {
+            throw ValidationError("--device and --no-browser are two ways in: pick one")
+        }
+        guard !(unattended && (device || noBrowser)) else {
+            throw ValidationError(
+                "--unattended follows the authorization URL itself: not with --device or --no-browser"
+            )
+        }
     }
 
     func run() async throws {
         let prompt = passwords.prompt
         // From standard input the password is read first: a missing line fails before any login happens.
-        let early = passwords.passwordStdin ? try Command.catching { try prompt.readNew() } : nil
+        // With --no-browser the pasted address comes first.
+        let early = passwords.passwordStdin && !noBrowser ? try Command.catching { try prompt.readNew() } : nil
         try await VaultContext.with(connection) { context in
             // With a FHIR server configured the login is a SMART launch (standalone).
             if context.smart != nil {
+                guard !device && !noBrowser else {
+                    throw CLIError.usage(
+                        "--device and --no-browser are not for a SMART launch (a FHIR server is configured)"
+                    )
+                }
                 try await SmartLaunch.launchAndSeal(
                     context,
                     ehr: nil,
@@ -75,9 +102,23 @@ struct Register: AsyncParsableCommand {
                     presentAuthorizationURL: presenter
                 )
             }
-            let userId =
-                follow
-                ? try await Progress.run("Logging in with OpenID Connect (no browser)...", flow) : try await flow()
+            let userId: String
+            if device {
+                userId = try await context.auth.performDeviceAuthorizationFlow(
+                    userId: context.settings.user.value,
+                    presentUserCode: { HeadlessLogin.showUserCode($0) }
+                )
+            } else if noBrowser {
+                userId = try await context.auth.performOpenIDConnectFlowWithPastedRedirect(
+                    flow: signUp ? .signUp : .signIn,
+                    userId: context.settings.user.value,
+                    readPastedRedirect: { HeadlessLogin.readPastedRedirect($0) }
+                )
+            } else {
+                userId =
+                    follow
+                    ? try await Progress.run("Logging in with OpenID Connect (no browser)...", flow) : try await flow()
+            }
             context.userId = userId
             Terminal.note("Logged in with OpenID Connect as \(userId).")
             if let configured = context.settings.user.value, configured != userId {

@@ -14,6 +14,20 @@ nonisolated(unsafe) private var savedTerminalSettings = termios()
 struct PasswordPrompt {
     /// Whether passwords come from standard input (`--password-stdin`) rather than the terminal.
     let fromStandardInput: Bool
+    /// Whether a helper (git, kubectl, docker) asks: its standard input belongs to the calling program, so without a
+    /// terminal it runs the askpass program (``Askpass``), and without one it says in one line how to go on, with
+    /// ``ExitStatus/deviceUnlockRefused``. Other commands keep to the terminal and `--password-stdin`.
+    var forHelper = false
+    /// Whether the terminal may be used (false where the calling program says it is not the plugin's: kubectl's
+    /// `spec.interactive`).
+    var usesTerminal = true
+
+    /// Whether a password can be asked for at all: from standard input, at the terminal, or (for a helper) through an
+    /// askpass program (``Askpass``).
+    var canAsk: Bool {
+        fromStandardInput || (usesTerminal && Terminal.stdinIsTerminal)
+            || (forHelper && Askpass.fromEnvironment() != nil)
+    }
 
     /// One password. On a terminal: the prompt goes to standard error, echo is off while it is typed.
     func read(_ prompt: String) throws -> String {
@@ -62,7 +76,16 @@ struct PasswordPrompt {
             }
             return line
         }
-        guard Terminal.stdinIsTerminal else {
+        guard usesTerminal, Terminal.stdinIsTerminal else {
+            if forHelper, let askpass = Askpass.fromEnvironment() { return try askpass.read(prompt) }
+            if forHelper {
+                throw CLIError(
+                    status: .deviceUnlockRefused,
+                    description: "a password is needed and there is no terminal to ask it at: start "
+                        + "`credential-vault agent` first, or set CREDENTIAL_VAULT_ASKPASS (or SSH_ASKPASS) to a "
+                        + "program that prints the password"
+                )
+            }
             throw CLIError.usage(
                 "a password is needed, but standard input is not a terminal: pass --password-stdin "
                     + "and write the password as one line"

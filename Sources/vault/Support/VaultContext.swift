@@ -389,7 +389,7 @@ final class VaultContext {
                 }
                 return (token, true)
             } catch let error as VaultError where error.isDeviceUnlockFailed {
-                guard prompt.fromStandardInput || Terminal.stdinIsTerminal else { throw error }
+                guard prompt.canAsk else { throw error }
                 Terminal.note("credential-vault: \(CLIError.from(error).description) Asking for the password instead.")
             }
         }

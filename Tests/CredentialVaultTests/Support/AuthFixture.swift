@@ -49,6 +49,8 @@ struct AuthFixture {
         authenticationAge: TimeInterval = 0,
         tls: Bool = true,
         dpop: DPoPMode? = nil,
+        deviceFlow: DeviceFlowMode? = nil,
+        sleep: (@Sendable (Duration) async throws -> Void)? = nil,
         isolation: isolated (any Actor)? = #isolation,
         _ body: (AuthFixture) async throws -> Result
     ) async throws -> Result {
@@ -59,6 +61,7 @@ struct AuthFixture {
         mock.accessTokenLifetime = accessTokenLifetime
         mock.offersRevocation = offersRevocation
         mock.dpop = dpop
+        mock.deviceFlow = deviceFlow
         mock.authenticationAge = authenticationAge
         return try await KeyServiceMockServer.withServer(mock) { server in
             let root = try TemporaryDirectory.make()
@@ -76,6 +79,7 @@ struct AuthFixture {
                 monotonicNow: clock.instantProvider
             )
             configuration.trustRoots = try TestTLS.trustRoots()
+            if let sleep { configuration.sleep = sleep }
             let transport = CountingTransport(trustRoots: configuration.trustRoots)
             let fixture = AuthFixture(
                 server: server,

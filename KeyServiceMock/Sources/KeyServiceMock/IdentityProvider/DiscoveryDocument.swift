@@ -10,7 +10,7 @@ struct DiscoveryDocument: Encodable {
     let endSessionEndpoint: String
     let responseTypesSupported: [String]
     let responseModesSupported: [String]
-    let grantTypesSupported: [String]
+    var grantTypesSupported: [String]
     let subjectTypesSupported: [String]
     let idTokenSigningAlgValuesSupported: [String]
     let codeChallengeMethodsSupported: [String]
@@ -25,6 +25,8 @@ struct DiscoveryDocument: Encodable {
     let authorizationResponseIssParameterSupported: Bool
     /// With DPoP on only (RFC 9449 section 5.1).
     var dpopSigningAlgValuesSupported: [String]? = nil
+    /// With the device grant on only (RFC 8628 section 4).
+    var deviceAuthorizationEndpoint: String? = nil
 
     enum CodingKeys: String, CodingKey {
         case issuer
@@ -48,5 +50,6 @@ struct DiscoveryDocument: Encodable {
         case claimsSupported = "claims_supported"
         case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
         case dpopSigningAlgValuesSupported = "dpop_signing_alg_values_supported"
+        case deviceAuthorizationEndpoint = "device_authorization_endpoint"
     }
 }

@@ -19,6 +19,8 @@ struct IdentityProvider: Sendable {
     let dpop: DPoPVerifier?
     /// The `acr` and `amr` id tokens carry, and the last one issued.
     let authentication: MockAuthentication
+    /// The device codes of ``KeyServiceMockConfiguration/deviceFlow``.
+    let deviceGrants = DeviceGrantStore()
 
     /// How long an authorization code may wait for its exchange.
     static let codeLifetime: TimeInterval = 60
@@ -264,6 +266,10 @@ struct IdentityProvider: Sendable {
             authorizationResponseIssParameterSupported: true
         )
         if dpop != nil { document.dpopSigningAlgValuesSupported = ["ES256"] }
+        if configuration.deviceFlow != nil {
+            document.deviceAuthorizationEndpoint = url(Layout.deviceAuthorization)
+            document.grantTypesSupported.append(DeviceCodeGrant.grantType)
+        }
         return document
     }
 

@@ -28,6 +28,16 @@ struct OpenIDRoutes: Sendable {
             )
             return try await token(credentials, proof: request.headers[.dpop], layout: layout, logger: context.logger)
         }
+        if let mode = provider.configuration.deviceFlow {
+            let grant = DeviceCodeGrant(provider: provider, mode: mode)
+            router.post(RouterPath(layout.path(Layout.deviceAuthorization))) { request, context in
+                var request = request
+                return try grant.authorize(try await request.formFields(), logger: context.logger)
+            }
+            router.get(RouterPath(layout.path(Layout.deviceVerification))) { request, context in
+                try grant.verify(try request.queryFields(), logger: context.logger)
+            }
+        }
         router.post(RouterPath(layout.path(Layout.introspection))) { request, context in
             var request = request
             let credentials = try ClientCredentials(
@@ -227,6 +237,13 @@ struct OpenIDRoutes: Sendable {
             return try refresh(fields, clientId: clientId, jkt: jkt, logger: logger)
         case TokenExchangeGrant.grantType:
             return .json(try TokenExchangeGrant(provider: provider).answer(fields, clientId: clientId, logger: logger))
+        case DeviceCodeGrant.grantType:
+            guard let mode = provider.configuration.deviceFlow else {
+                throw RequestRefusal.oauth("unsupported_grant_type", "the device grant is not offered")
+            }
+            let session = try DeviceCodeGrant(provider: provider, mode: mode).poll(fields, clientId: clientId)
+            if let jkt { provider.dpop?.bind(sessionId: session.id, to: jkt) }
+            return issued(session, grantType: grantType, nonce: nil, logger: logger)
         case "password":
             let username = try fields.required("username")
             let password = try fields.required("password")

@@ -1,0 +1,114 @@
+import Foundation
+import Logging
+
+extension Auth {
+    /// The first login on a device without a browser: the device authorization grant (RFC 8628), for an issuer
+    /// whose discovery lists `device_authorization_endpoint`.
+    ///
+    /// The client asks for a device code (with the configured client's authentication, as at the token endpoint),
+    /// hands `presentUserCode` what the user needs (``DeviceAuthorization``: the verification URI, the user code
+    /// and, where given, the URI with the code filled in), and once it returns polls the token endpoint: after the
+    /// issuer's `interval` (5 s when it gives none), 5 s more after every `slow_down`, for that poll and every later
+    /// one. It stops when the user approves, denies, or the code expires (`expires_in`, at most an hour), and after
+    /// `maximumPolls` polls at most. The waits go through ``VaultConfiguration/sleep``; cancelling the task ends the
+    /// wait at once.
+    ///
+    /// The tokens are then handled as the code flow's are
+    /// (``performOpenIDConnectFlow(flow:userId:timeout:scopes:authorizationParameters:presentAuthorizationURL:)``):
+    /// the id_token validated (there is no nonce to check: RFC 8628 sends none), DPoP as the configuration says, the
+    /// tokens kept in memory for ``storeRefreshToken(withNewPassword:)``.
+    /// - Parameters:
+    ///   - userId: the name to keep the login under when no id_token names the user (no `openid` scope).
+    ///   - scopes: asked for instead of the configuration's.
+    ///   - maximumPolls: the most token requests made for the code.
+    ///   - presentUserCode: shows the user where to go and what to enter; polling starts when it returns.
+    /// - Returns: the user id.
+    /// - Throws: ``VaultError``: `isAuthorizationDenied` when the user denied, `isDeviceCodeExpired` when the code
+    ///   expired (or the polls ran out), `.cancelled` when the task was cancelled, `isConfigurationError` when the
+    ///   issuer offers no device login or no client id is configured; nothing is kept then.
+    public func performDeviceAuthorizationFlow(
+        userId namedUser: String? = nil,
+        scopes: [String]? = nil,
+        maximumPolls: Int = 720,
+        presentUserCode: @escaping @Sendable (DeviceAuthorization) async -> Void
+    ) async throws(VaultError) -> String {
+        let metadata = try await metadata()
+        guard let url = metadata.deviceAuthorizationEndpoint else {
+            throw .deviceAuthorizationNotOffered(issuer: metadata.issuer.absoluteString)
+        }
+        guard !configuration.clientId.isEmpty else {
+            throw .invalidConfiguration(
+                "a device login needs the client id the issuer gave this client (no client registers itself for it)"
+            )
+        }
+        let requested = scopes ?? configuration.scopes
+        let device = DeviceAuthorizationEndpoint(
+            endpoint: try await authenticated(url, methods: metadata.tokenEndpointAuthMethods, as: nil)
+        )
+        let (deviceCode, shown) = try await device.authorize(scopes: requested)
+        // DPoP (RFC 9449): a new key for this login, whose proofs go with every poll; kept only when the issuer binds.
+        let dpopKey = usesDPoP(metadata) ? DPoPKey() : nil
+        let endpoint = try await tokenEndpoint(for: nil, dpop: dpopKey)
+        await presentUserCode(shown)
+        let (response, requestedAt) = try await poll(
+            endpoint,
+            deviceCode: deviceCode,
+            shown: shown,
+            maximumPolls: maximumPolls
+        )
+        return try await beginSession(
+            response,
+            requestedAt: requestedAt,
+            nonce: nil,
+            metadata: metadata,
+            namedUser: namedUser,
+            clientId: configuration.clientId,
+            openID: requested.contains("openid"),
+            maxAge: nil,
+            registration: nil,
+            dpopKey: dpopKey
+        )
+    }
+
+    /// Polls `endpoint` with `deviceCode` until it gives tokens (RFC 8628 section 3.5): the tokens, and when the
+    /// request that got them was sent.
+    private func poll(
+        _ endpoint: TokenEndpoint,
+        deviceCode: String,
+        shown: DeviceAuthorization,
+        maximumPolls: Int
+    ) async throws(VaultError) -> (TokenResponse, ContinuousClock.Instant) {
+        var interval = shown.interval
+        // Seconds waited as asked, and on the device's clock: the code's lifetime is counted on whichever is longer.
+        var waited = 0
+        let started = configuration.monotonicNow()
+        for _ in 0..<max(maximumPolls, 0) {
+            let elapsed = max(waited, Int((configuration.monotonicNow() - started).components.seconds))
+            // A poll after the code's lifetime could only hear expired_token.
+            guard elapsed + interval <= shown.expiresIn else { throw .deviceCodeExpired(host: endpoint.endpoint.host) }
+            do {
+                try await configuration.sleep(.seconds(interval))
+            } catch {
+                throw .cancelled
+            }
+            if Task.isCancelled { throw .cancelled }
+            waited += interval
+            let requestedAt = configuration.monotonicNow()
+            let answer: DeviceCodePoll
+            do {
+                answer = try await endpoint.pollDeviceCode(deviceCode)
+            } catch {
+                guard error.isLoginExpired else { throw error }
+                throw .openIDConnectFailed("the issuer refused the device code (invalid_grant)")
+            }
+            switch answer {
+            case .issued(let response): return (response, requestedAt)
+            case .pending: continue
+            // RFC 8628 section 3.5: for this and every later poll.
+            case .slowDown: interval += 5
+            }
+        }
+        configuration.logger.debug("the device login's polls ran out", metadata: ["polls": "\(maximumPolls)"])
+        throw .deviceCodeExpired(host: endpoint.endpoint.host)
+    }
+}
