@@ -36,7 +36,7 @@ struct EndSessionTests {
         }
     }
 
-    @Test("a login opened with the password in a new process: the sealed id token is the hint, no unconfigured redirect")
+    @Test("a login opened with the password in a new process: the sealed id token is the hint")
     func afterPasswordLogin() async throws {
         try await AuthFixture.with { fixture in
             try await fixture.register()
