@@ -55,7 +55,7 @@ struct LogoutTests {
         }
     }
 
-    @Test("an issuer with end_session_endpoint: a note on stderr gives the URL that ends the browser session")
+    @Test("end_session_endpoint: logout in a new process notes the URL with the login's id_token_hint and redirect")
     func endSession() async throws {
         let log = RequestLog()
         try await withSandbox(server: log.configuration()) { sandbox in
@@ -76,8 +76,10 @@ struct LogoutTests {
             let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
             #expect(items.first { $0.name == "client_id" }?.value == "vault")
             #expect(items.first { $0.name == "post_logout_redirect_uri" }?.value == "http://127.0.0.1/callback")
-            // A password login keeps no id token, so the URL carries no hint.
-            #expect(!items.contains { $0.name == "id_token_hint" })
+            // The login's latest id token (sealed with it; this process's unlock refreshed it) is the hint.
+            let latest = try #require(sandbox.server?.authentication.lastIDToken)
+            #expect(items.first { $0.name == "id_token_hint" }?.value == latest)
+            #expect(!logout.stdout.contains(latest), "the id token is only in the note's URL")
         }
     }
 

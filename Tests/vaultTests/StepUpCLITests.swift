@@ -29,6 +29,27 @@ struct StepUpCLITests {
         }
     }
 
+    @Test("whoami in a new process prints the login's acr (not one of --acr-values: said), amr and auth_time")
+    func whoamiShowsLogin() async throws {
+        try await withSandbox(server: Self.server(authenticationAge: 5)) { sandbox in
+            sandbox.server?.authentication.set(acr: "silver", amr: ["pwd", "otp"])
+            let register = try await sandbox.run(
+                ["register", "--unattended", "--password-stdin", "--acr-values", "gold"],
+                stdin: "\(Self.password)\n"
+            )
+            #expect(register.status == 0, "\(register.stderr)")
+            let whoami = try await sandbox.run(["whoami", "--password-stdin"], stdin: "\(Self.password)\n")
+            #expect(whoami.status == 0, "\(whoami.stderr)")
+            let line = try #require(
+                whoami.stdout.split(separator: "\n").first { $0.hasPrefix("login ") },
+                "\(whoami.stdout)"
+            )
+            #expect(line.contains("acr silver (not one of the acr_values asked for"), "\(line)")
+            #expect(line.contains("amr pwd otp"), "\(line)")
+            #expect(line.contains("auth_time 20"), "\(line)")
+        }
+    }
+
     @Test("a stale auth_time is refused in words, and nothing is stored")
     func stale() async throws {
         try await withSandbox(server: Self.server(authenticationAge: 3_600)) { sandbox in

@@ -25,6 +25,8 @@ public final class KeyServiceMockServer: Sendable {
     public let issuer: URL
     /// The faults a test can switch on.
     public let faults: FaultInjection
+    /// The `acr` and `amr` of the id tokens issued, as a test sets them, and the last id token issued.
+    public let authentication: MockAuthentication
     private let state: StateStore
     private let smartStore: SMARTStore
     private let tokenRequestCounts: TokenRequestCounts
@@ -111,6 +113,7 @@ public final class KeyServiceMockServer: Sendable {
         baseURL: URL,
         issuer: URL,
         faults: FaultInjection,
+        authentication: MockAuthentication,
         state: StateStore,
         smartStore: SMARTStore,
         tokenRequestCounts: TokenRequestCounts,
@@ -122,6 +125,7 @@ public final class KeyServiceMockServer: Sendable {
         self.baseURL = baseURL
         self.issuer = issuer
         self.faults = faults
+        self.authentication = authentication
         self.state = state
         self.smartStore = smartStore
         self.tokenRequestCounts = tokenRequestCounts
@@ -169,6 +173,7 @@ public final class KeyServiceMockServer: Sendable {
         let smartStore = SMARTStore(state: state)
         let tokenRequestCounts = TokenRequestCounts()
         let registry = ClientRegistry(state: state)
+        let authentication = MockAuthentication()
         let provider = IdentityProvider(
             configuration: configuration,
             signer: try TokenSigner(state: state),
@@ -181,7 +186,8 @@ public final class KeyServiceMockServer: Sendable {
             ),
             tokenRequests: tokenRequestCounts,
             registry: registry,
-            dpop: configuration.dpop.map { DPoPVerifier(mode: $0) }
+            dpop: configuration.dpop.map { DPoPVerifier(mode: $0) },
+            authentication: authentication
         )
         // The key table lives in the state's SQLite file, beside the identity provider's tables.
         let keyService = KeyService(
@@ -270,6 +276,7 @@ public final class KeyServiceMockServer: Sendable {
             baseURL: baseURL,
             issuer: issuer,
             faults: faults,
+            authentication: authentication,
             state: state,
             smartStore: smartStore,
             tokenRequestCounts: tokenRequestCounts,

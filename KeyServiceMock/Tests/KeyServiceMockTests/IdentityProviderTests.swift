@@ -310,6 +310,23 @@ struct RefreshRotationTests {
         }
     }
 
+    @Test("id tokens carry the acr and amr a test sets, from the next token on; the last one issued is told")
+    func authenticationContext() async throws {
+        try await KeyServiceMockServer.withServer { server async throws in
+            let client = OIDCClient(server: server, http: http)
+            let first = try await client.tokens()
+            let plain = try claims(of: try #require(first.string("id_token")))
+            #expect(plain.string("acr") == nil && plain.strings("amr") == nil && plain.int("auth_time") != nil)
+            server.authentication.set(acr: "gold", amr: ["pwd", "otp"])
+            let answer = try await client.refresh(try #require(first.string("refresh_token")))
+            let idToken = try #require(answer.string("id_token"))
+            #expect(server.authentication.lastIDToken == idToken)
+            let renewed = try claims(of: idToken)
+            #expect(renewed.string("acr") == "gold" && renewed.strings("amr") == ["pwd", "otp"])
+            #expect(renewed.int("auth_time") == plain.int("auth_time"), "auth_time stays the login's")
+        }
+    }
+
     @Test("presenting a rotated refresh token is invalid_grant and revokes the whole family")
     func reuseRevokesFamily() async throws {
         try await KeyServiceMockServer.withServer { server async throws in

@@ -9,6 +9,4 @@ struct ActiveSession: Sendable {
     /// The user's envelope, unlocked, so rotated refresh tokens are sealed before use; nil after an OpenID
     /// Connect login until a password is set (rotated tokens then live in memory only).
     var envelope: UnlockedEnvelope?
-    /// The id token validated at an OpenID Connect login (not stored).
-    var idToken: JWT?
 }

@@ -50,9 +50,10 @@ extension Auth {
     }
 
     /// The URL that ends the user's session at the issuer in the browser (OpenID Connect RP-Initiated Logout 1.0),
-    /// when discovery lists an `end_session_endpoint`: with `client_id`, `id_token_hint` when this session holds the
-    /// id token of its login (a login opened with the password keeps none), and `post_logout_redirect_uri` when
-    /// ``VaultConfiguration/postLogoutRedirectURI`` is set. Nil when the issuer offers no such endpoint.
+    /// when discovery lists an `end_session_endpoint`: with `client_id`, `id_token_hint` when the login has an id
+    /// token (its latest, sealed with the refresh token, so a login opened with the password in a new process has it
+    /// too; ``idToken``), and `post_logout_redirect_uri` when ``VaultConfiguration/postLogoutRedirectURI`` is set.
+    /// Nil when the issuer offers no such endpoint. The URL carries the id token: show it to the user, never log it.
     ///
     /// Ending the session here (``logout(clearUser:)``) does not end the issuer's single sign-on session in the
     /// browser: the next login there would go through without a password. Opening this URL does.
@@ -63,7 +64,7 @@ extension Auth {
             var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false)
         else { return nil }
         var fields: [(String, String)] = []
-        if let idToken = session?.idToken { fields.append(("id_token_hint", idToken.token)) }
+        if let idToken = session?.refreshToken.idToken { fields.append(("id_token_hint", idToken)) }
         fields.append(("client_id", session?.refreshToken.client?.clientId ?? configuration.clientId))
         if let redirect = configuration.postLogoutRedirectURI {
             fields.append(("post_logout_redirect_uri", redirect.absoluteString))

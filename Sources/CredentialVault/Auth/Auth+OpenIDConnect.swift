@@ -31,7 +31,9 @@ extension Auth {
     /// `scopes`, when given, are asked for instead of the configuration's (SMART's EHR launch adds `launch`).
     /// `authorizationParameters` go into the authorization request beside the standard ones, which they cannot
     /// replace (SMART on FHIR adds `aud` and `launch`). The answer's other fields (the granted `scope`, a launch
-    /// context) become the session's context (``sessionContext``), sealed with the refresh token.
+    /// context) become the session's context (``sessionContext``), sealed with the refresh token, and so do the
+    /// id token (for ``endSessionURL()``) and what it says of the authentication (``loginContext``, with the
+    /// `acr_values` asked for: an `acr` the issuer chose instead is no failure, ``LoginContext/acrMet`` shows it).
     /// - Returns: the user id.
     /// - Throws: ``VaultError``: a state mismatch, an error answer, a missing code or an id_token that fails
     ///   validation is `.openIDConnectFailed`; nothing is kept then.
@@ -137,6 +139,9 @@ extension Auth {
         fields.merge(authorizationParameters) { standard, _ in standard }
         fields.merge(configuration.authorizationRequestParameters) { asked, _ in asked }
         let maxAge = try Self.maxAge(fields["max_age"])
+        // Kept with the login: the issuer may answer with another class (they are voluntary), and the app then
+        // sees it in the login context.
+        let requestedACR = (fields["acr_values"] ?? "").split(separator: " ").map(String.init)
         let authorizationURL = Self.url(metadata.authorizationEndpoint, adding: fields)
 
         // The path the browser's request names, as it goes over the wire (percent-encoded; `/` for none).
@@ -226,6 +231,7 @@ extension Auth {
             clientId: clientId,
             openID: requested.contains("openid"),
             maxAge: maxAge,
+            requestedACRValues: requestedACR,
             registration: registration,
             dpopKey: dpopKey
         )
@@ -233,7 +239,8 @@ extension Auth {
 
     /// Ends a first login (the code flow's or a device login's) whose token endpoint answered `response` to a request
     /// sent at `requestedAt`: the id_token validated (with `nonce` when the login sent one), then the session begins
-    /// with the tokens in memory, for ``storeRefreshToken(withNewPassword:)`` to seal.
+    /// with the tokens in memory, for ``storeRefreshToken(withNewPassword:)`` to seal, the id token and its
+    /// ``LoginContext`` (with the `acr_values` the login asked for, `requestedACRValues`) included.
     /// - Returns: the user id.
     func beginSession(
         _ response: TokenResponse,
@@ -244,6 +251,7 @@ extension Auth {
         clientId: String,
         openID: Bool,
         maxAge: Int?,
+        requestedACRValues: [String] = [],
         registration: ClientRegistration?,
         dpopKey: DPoPKey?
     ) async throws(VaultError) -> String {
@@ -265,9 +273,10 @@ extension Auth {
                 userId: userId,
                 context: response.context,
                 client: registration,
-                dpopKey: boundKey(dpopKey, response)
-            ),
-            idToken: idToken
+                dpopKey: boundKey(dpopKey, response),
+                loginContext: idToken.map { LoginContext(idToken: $0, requestedACRValues: requestedACRValues) },
+                idToken: idToken?.token
+            )
         )
         let token = accessToken(response, userId: userId)
         keep(token, until: freshUntil(token, response, requestedAt: requestedAt))

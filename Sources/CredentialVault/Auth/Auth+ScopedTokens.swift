@@ -42,7 +42,7 @@ extension Auth {
         defer { if session?.id == key.sessionId { scopedTokens.finish(key, keeping: kept?.token, until: kept?.until) } }
         do throws(VaultError) {
             let exchange: Bool
-            switch key.method {
+            switch key.method.base {
             case .refresh: exchange = false
             case .tokenExchange: exchange = true
             case .automatic:

@@ -70,9 +70,17 @@ public actor Auth {
     /// without a session.
     public var sessionContext: [String: JSONValue] { session?.refreshToken.context ?? [:] }
 
-    /// The id token validated at this session's OpenID Connect login; nil after a password or device login (it is
-    /// not stored: keep what you need of it with ``addToSessionContext(_:)``).
-    public var idToken: JWT? { session?.idToken }
+    /// The login's latest id token: the one validated at its OpenID Connect login, or a newer one a refresh answer
+    /// brought for the same user. Sealed with the refresh token, so a password or device login has it too; nil
+    /// without a session or for a login without one (no `openid` scope, or stored by a version before the login
+    /// context, until a refresh brings one). Personal data: never log it.
+    public var idToken: JWT? { session?.refreshToken.idToken.flatMap { try? JWT(token: $0) } }
+
+    /// How the user authenticated for this login (``LoginContext``: `acr`, `amr`, `auth_time` of its latest id
+    /// token, and whether the `acr_values` asked for were met). Sealed with the refresh token, so it is here after a
+    /// restart with a password or device login, without a new OpenID Connect login. Nil without a session, or when
+    /// the login has no id token.
+    public var loginContext: LoginContext? { session?.refreshToken.loginContext }
 
     /// Context names beginning with this are the app's: a token answer's field of such a name is dropped, so no
     /// server can overwrite what the app recorded with ``addToSessionContext(_:)`` (name your fields so).
@@ -198,6 +206,9 @@ public actor Auth {
             var updated = (response.refreshToken.map { refreshToken.replacingToken($0) } ?? refreshToken)
                 .addingContext(extraFields.isEmpty ? response.context : [:])
             if let client { updated = updated.replacingClient(client) }
+            if extraFields.isEmpty, let idToken = response.idToken {
+                updated = await keepingIDToken(idToken, of: updated)
+            }
             if updated != refreshToken, let envelope, let prepared {
                 try await userStorage.persist(updated, onto: prepared, in: envelope, reservation: reservation)
             }
@@ -208,6 +219,7 @@ public actor Auth {
             metadata: [
                 "rotated": "\(updated.token != refreshToken.token)",
                 "contextChanged": "\(updated.context != refreshToken.context)",
+                "idTokenRenewed": "\(updated.idToken != refreshToken.idToken)",
                 "sealed": "\(envelope != nil)",
             ]
         )
@@ -219,6 +231,23 @@ public actor Auth {
             tokenEndpointTime: answered - started,
             persistTime: clock.now - answered
         )
+    }
+
+    /// `token` with `idToken`, a refresh answer's, as the login's latest id token and its ``LoginContext``, when it
+    /// speaks of the same login (OpenID Connect Core 1.0 section 12.2: the same `iss` and `sub`, this client in
+    /// `aud`); otherwise `token` as it was. Its signature is not checked: it came straight from the token endpoint
+    /// over TLS (section 3.1.3.7 item 6), and it only replaces the hint and the context, never the user.
+    private func keepingIDToken(_ idToken: String, of token: RefreshToken) async -> RefreshToken {
+        let clientId = token.client?.clientId ?? configuration.clientId
+        guard let jwt = try? JWT(token: idToken),
+            let issuer = try? await metadata().issuerIdentifier,
+            jwt.issuer == issuer, jwt.userId == token.userId, jwt.audience.contains(clientId)
+        else {
+            configuration.logger.debug("the refresh answer's id token is not of this login; the login's is kept")
+            return token
+        }
+        let requested = token.loginContext?.requestedACRValues ?? []
+        return token.replacingIDToken(idToken, context: LoginContext(idToken: jwt, requestedACRValues: requested))
     }
 
     /// One refresh_token grant with the login's client. A registered client with a new key waiting signs with it

@@ -50,7 +50,8 @@ struct AgentOptions: ParsableArguments {
             )
             served = ServedToken(
                 try await requirement.token(from: context.auth, unlocked: token),
-                viaDevice: viaDevice
+                viaDevice: viaDevice,
+                login: await context.auth.loginContext
             )
         }
         guard let served else { throw ExitCode(ExitStatus.failure.rawValue) }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The agent's answer: one JSON line. A token (`token`, `userId`, `expiresAt` in Unix seconds or absent), the
+/// The agent's answer: one JSON line. A token (`token`, `userId`, `expiresAt` in Unix seconds or absent, and the
+/// login's `acr`, `amr`, `authTime` in Unix seconds and `acrMet` when its id token said them), the
 /// status (`userId`, `store`, `pid`, `idleTimeout`, `maxLifetime`, `endsAt`), `locked`, or a failure (`error`, the
 /// message `credential-vault` prints, and `exit`, the exit status it ends with).
 struct AgentReply: Codable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
@@ -11,6 +12,10 @@ struct AgentReply: Codable, Sendable, CustomStringConvertible, CustomDebugString
     var proof: String?
     var userId: String?
     var expiresAt: Double?
+    var acr: String?
+    var amr: [String]?
+    var authTime: Double?
+    var acrMet: Bool?
     var store: String?
     var pid: Int32?
     var idleTimeout: Double?

@@ -72,11 +72,16 @@ actor AgentSession {
             }
             do {
                 let token = try await request.requirement.token(from: auth)
+                let login = await auth.loginContext
                 return AgentReply(
                     token: token.token,
                     tokenType: token.tokenType,
                     userId: token.userId,
-                    expiresAt: token.expireDate?.timeIntervalSince1970
+                    expiresAt: token.expireDate?.timeIntervalSince1970,
+                    acr: login?.acr,
+                    amr: login?.amr,
+                    authTime: login?.authTime?.timeIntervalSince1970,
+                    acrMet: login?.acrMet
                 )
             } catch {
                 // A login the issuer refused ends the library's session: the agent ends with it.

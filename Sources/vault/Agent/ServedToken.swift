@@ -11,13 +11,23 @@ struct ServedToken: Sendable, CustomStringConvertible, CustomDebugStringConverti
     let expireDate: Date?
     /// How the session was opened: "the agent", "device unlock" or "the password".
     let unlockedWith: String
+    /// How the user authenticated for the login, as its id token said (nil, empty when it did not): the `acr`, the
+    /// `amr`, the `auth_time`, and whether the `acr` is one of the `acr_values` the login asked for.
+    let acr: String?
+    let amr: [String]
+    let authTime: Date?
+    let acrMet: Bool
 
-    init(_ token: AccessToken, viaDevice: Bool) {
+    init(_ token: AccessToken, viaDevice: Bool, login: LoginContext?) {
         self.token = token.token
         tokenType = token.tokenType
         userId = token.userId
         expireDate = token.expireDate
         unlockedWith = viaDevice ? "device unlock" : "the password"
+        acr = login?.acr
+        amr = login?.amr ?? []
+        authTime = login?.authTime
+        acrMet = login?.acrMet ?? true
     }
 
     init?(agentReply reply: AgentReply) {
@@ -27,6 +37,10 @@ struct ServedToken: Sendable, CustomStringConvertible, CustomDebugStringConverti
         self.userId = userId
         expireDate = reply.expiresAt.map { Date(timeIntervalSince1970: $0) }
         unlockedWith = "the agent"
+        acr = reply.acr
+        amr = reply.amr ?? []
+        authTime = reply.authTime.map { Date(timeIntervalSince1970: $0) }
+        acrMet = reply.acrMet ?? true
     }
 
     /// `{"token", "tokenType", "userId", "expiresAt"}`: expiresAt in Unix seconds, null when the issuer did not say.

@@ -16,7 +16,8 @@ struct Logout: AsyncParsableCommand {
             the login no longer works: `credential-vault register` logs in again. --clear-user --local-only \
             removes the user's files without contacting the issuer (no password needed; use it for a locked key). \
             When the issuer offers RP-initiated logout (end_session_endpoint), a note on standard error gives the \
-            URL that ends its browser session too (with client_id, and post_logout_redirect_uri when configured).
+            URL that ends its browser session too (with the login's id_token_hint, sealed with the login, client_id, \
+            and post_logout_redirect_uri when configured).
             """
     )
 

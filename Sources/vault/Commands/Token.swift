@@ -69,7 +69,7 @@ struct Token: AsyncParsableCommand {
                 scopes: scopes.isEmpty ? nil : scopes,
                 method: tokenExchange ? .tokenExchange : .refresh
             )
-            served = ServedToken(token, viaDevice: viaDevice)
+            served = ServedToken(token, viaDevice: viaDevice, login: await context.auth.loginContext)
         }
         guard let served else { throw ExitCode(ExitStatus.failure.rawValue) }
         output(served)

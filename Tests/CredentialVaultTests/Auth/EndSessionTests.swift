@@ -4,7 +4,7 @@ import KeyServiceMock
 import Testing
 
 /// RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0): `logout` returns the URL that ends the issuer's
-/// browser session, with `id_token_hint` when the session holds its login's id token, `client_id`, and
+/// browser session, with `id_token_hint` (the login's latest id token, sealed with it), `client_id`, and
 /// `post_logout_redirect_uri` when configured. Over real HTTP against keyservice-mock, which honours the URL.
 @Suite("RP-initiated logout: logout returns the URL that ends the browser session")
 struct EndSessionTests {
@@ -36,17 +36,19 @@ struct EndSessionTests {
         }
     }
 
-    @Test("a login opened with the password keeps no id token: client_id, and neither hint nor redirect")
+    @Test("a login opened with the password in a new process: the sealed id token is the hint")
     func afterPasswordLogin() async throws {
         try await AuthFixture.with { fixture in
             try await fixture.register()
             let later = try fixture.restarted()
             _ = try await later.auth.loginWithPassword(password: AuthFixture.password)
+            let latest = try #require(fixture.server.authentication.lastIDToken)
             let url = try #require(try await later.auth.logout())
             let fields = Self.fields(url)
             #expect(fields["client_id"] == "vault")
-            #expect(fields["id_token_hint"] == nil && fields["post_logout_redirect_uri"] == nil, "\(fields)")
-            // Asked again after the logout: no session, so still no hint.
+            #expect(fields["id_token_hint"] == latest, "the login's latest id token, sealed with it")
+            #expect(fields["post_logout_redirect_uri"] == nil, "\(fields.keys.sorted())")
+            // Asked again after the logout: no session, so no hint.
             #expect(Self.fields(try #require(try await later.auth.endSessionURL()))["id_token_hint"] == nil)
         }
     }

@@ -88,7 +88,8 @@ struct SessionContextTests {
             let url = fixture.root.appending(path: "store").appending(path: StoreFile.envelope.name(userId: userId))
             let original = try Data(contentsOf: url)
             var json = try #require(try JSONSerialization.jsonObject(with: original) as? [String: Any])
-            #expect(json["payload"] as? String == SealedRecord.recordPayload)
+            // A code-flow login keeps its id token and login context too: record version 4.
+            #expect(json["payload"] as? String == SealedRecord.loginRecordPayload)
 
             json["payload"] = nil
             try JSONSerialization.data(withJSONObject: json).write(to: url)

@@ -17,6 +17,8 @@ struct IdentityProvider: Sendable {
     let registry: ClientRegistry
     /// The DPoP checks and bindings of ``KeyServiceMockConfiguration/dpop``; nil when it is off.
     let dpop: DPoPVerifier?
+    /// The `acr` and `amr` id tokens carry, and the last one issued.
+    let authentication: MockAuthentication
     /// The device codes of ``KeyServiceMockConfiguration/deviceFlow``.
     let deviceGrants = DeviceGrantStore()
 
@@ -121,10 +123,13 @@ struct IdentityProvider: Sendable {
             var id = claims("ID", lifetime: configuration.idTokenLifetime, tokenId: SessionStore.newTokenId())
             id.nonce = nonce
             id.authTime = Int(session.authTime.timeIntervalSince1970)
+            (id.acr, id.amr) = authentication.claims
             if let launch, scopes(of: session.scope).contains("fhirUser") {
                 id.fhirUser = fhirUser(launch)
             }
-            idToken = signer.sign(id)
+            let signed = signer.sign(id)
+            authentication.issued(signed)
+            idToken = signed
         }
         let accessToken: String
         if let launch {
@@ -256,7 +261,7 @@ struct IdentityProvider: Sendable {
             scopesSupported: ["openid", "profile", "offline_access"],
             claimsSupported: [
                 "iss", "sub", "aud", "exp", "iat", "jti", "scope", "login_provider", "nonce", "sid", "auth_time",
-                "preferred_username",
+                "acr", "amr", "preferred_username",
             ],
             authorizationResponseIssParameterSupported: true
         )

@@ -16,12 +16,15 @@ struct TokenClaims: Codable, Sendable {
     var preferredUsername: String?
     var nonce: String?
     var authTime: Int?
+    /// The authentication context class and methods of an id token (``MockAuthentication``).
+    var acr: String?
+    var amr: [String]?
     var familyId: String?
     /// The SMART user of an id token (`Practitioner/...` or `Patient/...`), relative to the FHIR base.
     var fhirUser: String?
 
     enum CodingKeys: String, CodingKey {
-        case typ, iss, sub, aud, azp, exp, iat, jti, scope, sid, nonce, fhirUser
+        case typ, iss, sub, aud, azp, exp, iat, jti, scope, sid, nonce, fhirUser, acr, amr
         case loginProvider = "login_provider"
         case preferredUsername = "preferred_username"
         case authTime = "auth_time"
