@@ -28,8 +28,11 @@ struct GitCredentialTests {
                     stdin: "protocol=https\nhost=git.example\n\n"
                 )
                 #expect(fill.status == 0, "\(fill.stderr)")
-                #expect(fill.stdout.split(separator: "\n").contains("username=oauth2"), "\(fill.stdout)")
-                #expect(fill.stdout.split(separator: "\n").contains("password=\(token)"))
+                let named = fill.stdout.split(separator: "\n").contains("username=oauth2")
+                #expect(named, "keys: \(Self.keys(fill.stdout))")
+                // A Bool, so a failure prints no token.
+                let answersToken = fill.stdout.split(separator: "\n").contains("password=\(token)")
+                #expect(answersToken, "git credential fill's password is the agent's token")
                 #expect(!fill.stderr.contains(token))
 
                 let other = try await Self.runGit(
@@ -159,7 +162,8 @@ struct GitCredentialTests {
                 let lines = bearer.stdout.split(separator: "\n").map(String.init)
                 #expect(lines.contains("capability[]=authtype"))
                 #expect(lines.contains("authtype=Bearer"))
-                #expect(lines.contains("credential=\(token)"))
+                let carriesToken = lines.contains("credential=\(token)")
+                #expect(carriesToken, "the credential line carries the agent's token")
                 #expect(lines.contains { $0.hasPrefix("password_expiry_utc=") && Int($0.dropFirst(20)) != nil })
 
                 let named = try await sandbox.run(
@@ -168,13 +172,18 @@ struct GitCredentialTests {
                 )
                 #expect(named.stdout.split(separator: "\n").contains("username=x-access-token"), "\(named.stderr)")
 
-                let plain = try await sandbox.run(
-                    ["git-credential", "get"],
-                    stdin: "protocol=http\nhost=git.example\n\n"
-                )
-                #expect(plain.status != 0)
-                #expect(plain.stdout.isEmpty)
-                #expect(plain.stderr.contains("https"), "\(plain.stderr)")
+                // Plain http only to a loopback IP literal, by the library's one rule: a name that merely starts
+                // like one, or `localhost`, is refused.
+                let hosts = ["git.example", "127.0.0.1.attacker.example", "127.0.0.1.attacker.example:80", "localhost"]
+                for host in hosts {
+                    let plain = try await sandbox.run(
+                        ["git-credential", "get"],
+                        stdin: "protocol=http\nhost=\(host)\n\n"
+                    )
+                    #expect(plain.status != 0, "\(host)")
+                    #expect(plain.stdout.isEmpty, "\(host)")
+                    #expect(plain.stderr.contains("https"), "\(host): \(plain.stderr)")
+                }
 
                 for operation in ["store", "erase"] {
                     let result = try await sandbox.run(
@@ -187,6 +196,11 @@ struct GitCredentialTests {
                 }
             }
         }
+    }
+
+    /// The keys of git's `key=value` lines, without their values (a failure message never shows the token).
+    static func keys(_ output: String) -> [Substring] {
+        output.split(separator: "\n").map { $0.prefix { $0 != "=" } }
     }
 
     @Test("setup-git --dry-run prints the two git config commands and changes nothing")

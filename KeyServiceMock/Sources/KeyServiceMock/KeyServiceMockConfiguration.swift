@@ -67,7 +67,7 @@ public struct KeyServiceMockConfiguration: Sendable {
     /// The device authorization grant (RFC 8628, ``DeviceFlowMode``); nil, the default, leaves it off: discovery
     /// lists no `device_authorization_endpoint` and the grant type is refused.
     public var deviceFlow: DeviceFlowMode? = nil
-    /// How long before a code-flow login the user is said to have authenticated: the id token's `auth_time` is
+    /// How long before a code-flow or device login the user is said to have authenticated: the id token's `auth_time` is
     /// that much before the session starts. 0 by default (the user authenticates at each login). A test sets it
     /// to play an issuer whose single sign-on session is older than a client's `max_age` and that did not ask
     /// the user again.

@@ -45,7 +45,14 @@ extension Auth {
         let device = DeviceAuthorizationEndpoint(
             endpoint: try await authenticated(url, methods: metadata.tokenEndpointAuthMethods, as: nil)
         )
-        let (deviceCode, shown) = try await device.authorize(scopes: requested)
+        // Step-up as in the code flow: the configuration's max_age and acr_values go with the request, `auth_time`
+        // is checked against max_age, and the classes asked for are kept with the login.
+        let asked = configuration.authorizationRequestParameters
+        let maxAge = try Self.maxAge(asked["max_age"])
+        let requestedACR = Self.requestedACRValues(asked)
+        let (deviceCode, shown) = try await device.authorize(scopes: requested, parameters: asked)
+        // The code's lifetime runs from its issue, however long the presenter takes.
+        let issued = configuration.monotonicNow()
         // DPoP (RFC 9449): a new key for this login, whose proofs go with every poll; kept only when the issuer binds.
         let dpopKey = usesDPoP(metadata) ? DPoPKey() : nil
         let endpoint = try await tokenEndpoint(for: nil, dpop: dpopKey)
@@ -54,6 +61,7 @@ extension Auth {
             endpoint,
             deviceCode: deviceCode,
             shown: shown,
+            issued: issued,
             maximumPolls: maximumPolls
         )
         return try await beginSession(
@@ -64,7 +72,8 @@ extension Auth {
             namedUser: namedUser,
             clientId: configuration.clientId,
             openID: requested.contains("openid"),
-            maxAge: nil,
+            maxAge: maxAge,
+            requestedACRValues: requestedACR,
             registration: nil,
             dpopKey: dpopKey
         )
@@ -76,12 +85,12 @@ extension Auth {
         _ endpoint: TokenEndpoint,
         deviceCode: String,
         shown: DeviceAuthorization,
+        issued started: ContinuousClock.Instant,
         maximumPolls: Int
     ) async throws(VaultError) -> (TokenResponse, ContinuousClock.Instant) {
         var interval = shown.interval
         // Seconds waited as asked, and on the device's clock: the code's lifetime is counted on whichever is longer.
         var waited = 0
-        let started = configuration.monotonicNow()
         for _ in 0..<max(maximumPolls, 0) {
             let elapsed = max(waited, Int((configuration.monotonicNow() - started).components.seconds))
             // A poll after the code's lifetime could only hear expired_token.

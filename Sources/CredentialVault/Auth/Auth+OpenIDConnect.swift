@@ -139,9 +139,7 @@ extension Auth {
         fields.merge(authorizationParameters) { standard, _ in standard }
         fields.merge(configuration.authorizationRequestParameters) { asked, _ in asked }
         let maxAge = try Self.maxAge(fields["max_age"])
-        // Kept with the login: the issuer may answer with another class (they are voluntary), and the app then
-        // sees it in the login context.
-        let requestedACR = (fields["acr_values"] ?? "").split(separator: " ").map(String.init)
+        let requestedACR = Self.requestedACRValues(fields)
         let authorizationURL = Self.url(metadata.authorizationEndpoint, adding: fields)
 
         // The path the browser's request names, as it goes over the wire (percent-encoded; `/` for none).
@@ -399,6 +397,12 @@ extension Auth {
             )
         }
         return seconds
+    }
+
+    /// The `acr_values` an authorization request's `fields` ask for, in order: kept with the login, since the issuer
+    /// may answer with another class (they are voluntary), and the app then sees it in the login context.
+    static func requestedACRValues(_ fields: [String: String]) -> [String] {
+        (fields["acr_values"] ?? "").split(separator: " ").map(String.init)
     }
 
     /// The validated id_token's `sub` and the id_token; without an id_token, the name the caller gave.

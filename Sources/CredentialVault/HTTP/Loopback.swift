@@ -4,9 +4,9 @@
 /// discovered endpoint): 127.0.0.0/8 and ::1, parsed as addresses, so `127.0.0.1.attacker.example` is a
 /// name like any other. The name `localhost` counts only for a redirect URI, where RFC 8252 section 8.3
 /// allows it (and this library listens on 127.0.0.1 for it anyway).
-enum Loopback {
+package enum Loopback {
     /// Whether `host` is an IPv4 literal in 127.0.0.0/8 or the IPv6 literal ::1 (brackets allowed).
-    static func isAddress(_ host: String) -> Bool {
+    package static func isAddress(_ host: String) -> Bool {
         guard let address = NetworkAddress(host) else { return false }
         return address.bytes.count == 4
             ? address.bytes[0] == 127 : address.bytes == [UInt8](repeating: 0, count: 15) + [1]

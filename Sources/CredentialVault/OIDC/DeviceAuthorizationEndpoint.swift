@@ -20,12 +20,18 @@ struct DeviceAuthorizationEndpoint: Sendable {
         let error: String
     }
 
-    /// The device code (a secret, kept here) and what the user needs.
+    /// The device code (a secret, kept here) and what the user needs; `parameters` go with the request besides the
+    /// scope (the configuration's `max_age`, `acr_values`, `login_hint` and extra parameters).
     /// - Throws: ``VaultError``: `isNetworkError`; `.openIDConnectFailed` for a refusal or an answer that is not one
     ///   (a verification URI that is neither https nor loopback included: the user would type a code there).
-    func authorize(scopes: [String]) async throws(VaultError) -> (deviceCode: String, shown: DeviceAuthorization) {
+    func authorize(
+        scopes: [String],
+        parameters: [String: String] = [:]
+    ) async throws(VaultError) -> (deviceCode: String, shown: DeviceAuthorization) {
         let response: HTTPResponse
-        switch try await endpoint.post(["scope": scopes.joined(separator: " ")]) {
+        var fields = parameters
+        fields["scope"] = scopes.joined(separator: " ")
+        switch try await endpoint.post(fields) {
         case .success(let answer): response = answer
         case .failure(let error):
             throw .network(error, service: "the issuer's device authorization endpoint", origin: .issuer)

@@ -120,12 +120,13 @@ enum SealedRecord {
             if record.client != nil, client == nil { return nil }
             // The login part: exactly in a v4 record, which may hold a client and a DPoP key or neither.
             guard (record.login != nil) == (payload == loginRecordPayload) else { return nil }
-            if let login = record.login {
-                if let idToken = login.id_token, (try? JWT(token: idToken)) == nil { return nil }
-            } else {
+            if record.login == nil {
                 guard (dpopKey != nil) == (payload == dpopRecordPayload) else { return nil }
                 if payload != dpopRecordPayload, (client != nil) != (payload == clientRecordPayload) { return nil }
             }
+            // The id token only informs (the end-session hint): one that no longer reads as a JWT (a stricter parser
+            // in a later version) is dropped, never the login with it.
+            let idToken = record.login?.id_token.flatMap { (try? JWT(token: $0)) == nil ? nil : $0 }
             return RefreshToken(
                 token: record.refresh_token,
                 userId: userId,
@@ -133,7 +134,7 @@ enum SealedRecord {
                 client: client,
                 dpopKey: dpopKey,
                 loginContext: record.login?.context,
-                idToken: record.login?.id_token
+                idToken: idToken
             )
         default:
             return nil

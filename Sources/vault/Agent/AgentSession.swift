@@ -67,7 +67,7 @@ actor AgentSession {
                     )
                 )
             }
-            if let minTTL = request.minTTL, !(0...86_400).contains(minTTL) {
+            if let minTTL = request.minTTL, !TokenRequirement.minimumValidityRange.contains(minTTL) {
                 return .failure(CLIError.usage("minTTL is a number of seconds from 0 to 86400"))
             }
             do {

@@ -1,3 +1,4 @@
+import CredentialVault
 import Foundation
 
 /// What git writes to a credential helper: `key=value` lines up to a blank line (or the end of input), keys ending
@@ -16,14 +17,16 @@ struct GitCredentialRequest: Sendable {
     /// The capabilities git offers (`capability[]`).
     var capabilities: Set<String> { Set(fields["capability[]"] ?? []) }
 
-    /// Whether the host is a loopback address (`127.0.0.1`, `[::1]`, `localhost`), with or without a port.
+    /// Whether the host is a loopback IP literal (`127.0.0.0/8`, `[::1]`), with or without a port: the library's one
+    /// rule for where plain http may carry a secret (`Loopback.isAddress`), so `127.0.0.1.attacker.example` and
+    /// `localhost` are names like any other.
     var isLoopback: Bool {
         guard let host else { return false }
         let name: Substring =
             host.hasPrefix("[")
             ? host.dropFirst().prefix { $0 != "]" }
             : host.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        return name == "localhost" || name == "::1" || name.hasPrefix("127.")
+        return Loopback.isAddress(String(name))
     }
 
     init(fields: [String: [String]]) {

@@ -15,7 +15,7 @@ struct TokenOptions: ParsableArguments {
     var forceRefresh = false
 
     func validate() throws {
-        if let minTTL, !(0...86_400).contains(minTTL) {
+        if let minTTL, !TokenRequirement.minimumValidityRange.contains(Double(minTTL)) {
             throw ValidationError("--min-ttl takes a number of seconds from 0 to 86400, not \(minTTL)")
         }
     }

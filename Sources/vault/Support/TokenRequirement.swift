@@ -9,6 +9,9 @@ import Foundation
 /// is too short-lived is refreshed once; when the new one is too short-lived as well, the issuer's tokens cannot
 /// meet the requirement and the call fails, saying so.
 struct TokenRequirement: Sendable, Equatable {
+    /// The `--min-ttl` (and agent `minTTL`) values accepted, in seconds: up to a day.
+    static let minimumValidityRange: ClosedRange<TimeInterval> = 0...86_400
+
     /// Seconds the token must stay valid, from now.
     var minimumValidity: TimeInterval? = nil
     /// Whether a new token must be asked for, whatever the kept one is worth.

@@ -81,6 +81,32 @@ struct DeviceAuthorizationFlowTests {
         }
     }
 
+    @Test("step-up as in the code flow: max_age checked against auth_time, acr_values kept with the login")
+    func stepUp() async throws {
+        for (age, accepted) in [(600.0, false), (30.0, true)] {
+            let user = DeviceUser()
+            let waits = WaitRecorder { number in if number == 1 { await user.act() } }
+            try await AuthFixture.with(authenticationAge: age, deviceFlow: DeviceFlowMode(), sleep: waits.sleep) {
+                fixture in
+                waits.attach(fixture.clock)
+                var configuration = fixture.configuration
+                configuration.maxAge = 60
+                configuration.acrValues = ["mfa"]
+                let vault = try Vault(configuration: configuration, transport: fixture.transport)
+                if accepted {
+                    _ = try await vault.auth.performDeviceAuthorizationFlow { user.saw($0) }
+                    #expect(await vault.auth.loginContext?.requestedACRValues == ["mfa"])
+                } else {
+                    let error = await #expect(throws: VaultError.self) {
+                        try await vault.auth.performDeviceAuthorizationFlow { user.saw($0) }
+                    }
+                    #expect(error?.kind == .authenticationTooOld, "\(String(describing: error))")
+                    #expect(await vault.auth.refreshToken == nil)
+                }
+            }
+        }
+    }
+
     @Test("authorization_pending: polls again after the server's interval until the user approves")
     func pendingThenApproved() async throws {
         let user = DeviceUser()

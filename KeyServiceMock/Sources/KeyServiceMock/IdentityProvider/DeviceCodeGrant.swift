@@ -82,7 +82,8 @@ struct DeviceCodeGrant {
                 user: user,
                 clientId: clientId,
                 scope: provider.grantedScope(requested: record.scope),
-                at: now
+                at: now,
+                authenticatedAt: now.addingTimeInterval(-provider.configuration.authenticationAge)
             )
         }
     }
