@@ -60,7 +60,7 @@ extension Auth {
         }
     }
 
-    /// A refresh_token grant with `resource` (and `scope`): the session's refresh path (``redeem(_:sealingIn:onto:extraFields:)``),
+    /// A refresh_token grant with `resource` (and `scope`): the session's refresh path (``redeemForSession(_:extraFields:)``),
     /// so a rotated refresh token is sealed before the access token is handed out.
     private func refreshedToken(
         _ key: ScopedTokenKey
@@ -68,21 +68,7 @@ extension Auth {
         guard let current = session, current.id == key.sessionId else { throw .notLoggedIn }
         var fields = ["resource": key.resource]
         if let scope = key.scopeField { fields["scope"] = scope }
-        var lock: AdvisoryLock?
-        var refreshToken = current.refreshToken
-        var onDisk: Envelope?
-        if let envelope = current.envelope {
-            lock = try await userStorage.sessionLock()
-            // Another process may have rotated the stored token meanwhile: the envelope is the truth.
-            (refreshToken, onDisk) = try await userStorage.storedRefreshToken(in: envelope)
-        }
-        defer { withExtendedLifetime(lock) {} }
-        let redeemed = try await redeem(refreshToken, sealingIn: current.envelope, onto: onDisk, extraFields: fields)
-        guard let now = session, now.id == key.sessionId else { throw .notLoggedIn }
-        // The session takes the (possibly rotated) refresh token; fields the app added meanwhile stay. Its access
-        // token is not touched.
-        let added = now.refreshToken.context.filter { current.refreshToken.context[$0.key] != $0.value }
-        session?.refreshToken = redeemed.refreshToken.addingContext(added)
+        let redeemed = try await redeemForSession(current, extraFields: fields)
         configuration.logger.debug("access token for one resource issued", metadata: ["grant": "refresh_token"])
         return (redeemed.accessToken, redeemed.freshUntil)
     }

@@ -141,21 +141,7 @@ public actor Auth {
         defer { if refreshInFlight?.sessionId == id { refreshInFlight = nil } }
         do throws(VaultError) {
             guard let current = session, current.id == id else { throw .notLoggedIn }
-            var lock: AdvisoryLock?
-            var refreshToken = current.refreshToken
-            var onDisk: Envelope?
-            if let envelope = current.envelope {
-                lock = try await userStorage.sessionLock()
-                // Another process may have rotated the stored token meanwhile: the envelope is the truth.
-                (refreshToken, onDisk) = try await userStorage.storedRefreshToken(in: envelope)
-            }
-            defer { withExtendedLifetime(lock) {} }
-            let redeemed = try await redeem(refreshToken, sealingIn: current.envelope, onto: onDisk)
-            guard let now = session, now.id == id else { throw .notLoggedIn }
-            // Fields the app added while the answer was awaited (a session without an envelope keeps them in memory
-            // only) stay.
-            let added = now.refreshToken.context.filter { current.refreshToken.context[$0.key] != $0.value }
-            session?.refreshToken = redeemed.refreshToken.addingContext(added)
+            let redeemed = try await redeemForSession(current)
             keep(redeemed.accessToken, until: redeemed.freshUntil)
             return .success(redeemed.accessToken)
         } catch {
@@ -165,6 +151,36 @@ public actor Auth {
             }
             return .failure(error)
         }
+    }
+
+    /// One refresh_token grant for the session `current` (with `extraFields`), under the session lock when it has an
+    /// envelope and from the stored token (another process may have rotated it: the envelope is the truth). The
+    /// session then holds the (possibly rotated) refresh token; context fields the app added while the answer was
+    /// awaited (a session without an envelope keeps them in memory only) stay. Its access token is not touched.
+    /// - Throws: ``VaultError``: `.notLoggedIn` when the session ended meanwhile; else what
+    ///   ``redeem(_:sealingIn:onto:reserved:extraFields:)`` throws.
+    func redeemForSession(
+        _ current: ActiveSession,
+        extraFields: [String: String] = [:]
+    ) async throws(VaultError) -> Redemption {
+        var lock: AdvisoryLock?
+        var refreshToken = current.refreshToken
+        var onDisk: Envelope?
+        if let envelope = current.envelope {
+            lock = try await userStorage.sessionLock()
+            (refreshToken, onDisk) = try await userStorage.storedRefreshToken(in: envelope)
+        }
+        defer { withExtendedLifetime(lock) {} }
+        let redeemed = try await redeem(
+            refreshToken,
+            sealingIn: current.envelope,
+            onto: onDisk,
+            extraFields: extraFields
+        )
+        guard let now = session, now.id == current.id else { throw .notLoggedIn }
+        let added = now.refreshToken.context.filter { current.refreshToken.context[$0.key] != $0.value }
+        session?.refreshToken = redeemed.refreshToken.addingContext(added)
+        return redeemed
     }
 
     /// One refresh_token grant; a rotated refresh token is sealed into `envelope` (when given) before returning.
