@@ -50,17 +50,7 @@ struct GitCredentialTests {
     func clone() async throws {
         try await withSandbox { sandbox in
             try await AgentTests.register(sandbox)
-            let repositories = sandbox.root.appending(path: "repositories")
-            try FileManager.default.createDirectory(at: repositories, withIntermediateDirectories: true)
-            let made = try await Self.runGit(
-                sandbox,
-                [],
-                shell: """
-                    git init -q work && git -C work -c user.name=test -c user.email=test@example.com \
-                    commit -q --allow-empty -m 'first commit' && git clone -q --bare work repositories/project.git
-                    """
-            )
-            try #require(made.status == 0, "\(made.stderr)")
+            let repositories = try await Self.bareRepository(sandbox)
             try await AgentTests.withAgent(sandbox) { _ in
                 let token = try await TokenFreshnessCLITests.token(sandbox, [])
                 try await BearerServer.with(mode: "git", token: token, in: sandbox.root, root: repositories) {
@@ -69,16 +59,7 @@ struct GitCredentialTests {
                     let anonymous = try await Self.runGit(sandbox, ["clone", "-q", "https://\(host)/project.git", "x"])
                     #expect(anonymous.status != 0, "without the helper the server refuses: \(anonymous.stderr)")
 
-                    let setup = try await Self.setupGit(sandbox, host: host)
-                    #expect(setup.status == 0, "\(setup.stderr)")
-                    let clone = try await Self.runGit(
-                        sandbox,
-                        ["clone", "-q", "https://\(host)/project.git", "cloned"]
-                    )
-                    #expect(clone.status == 0, "\(clone.stderr)")
-                    let log = try await Self.runGit(sandbox, ["-C", "cloned", "log", "--format=%s"])
-                    #expect(log.stdout == "first commit\n", "\(log.stderr)")
-                    #expect(!clone.stderr.contains(token))
+                    try await Self.expectHelperClone(sandbox, host: host, token: token)
                 }
                 try Self.expectNoFileHolds(token, in: sandbox.root)
             }
@@ -93,17 +74,7 @@ struct GitCredentialTests {
         )
         try await withSandbox { sandbox in
             try await AgentTests.register(sandbox)
-            let repositories = sandbox.root.appending(path: "repositories")
-            try FileManager.default.createDirectory(at: repositories, withIntermediateDirectories: true)
-            let made = try await Self.runGit(
-                sandbox,
-                [],
-                shell: """
-                    git init -q work && git -C work -c user.name=test -c user.email=test@example.com \
-                    commit -q --allow-empty -m 'first commit' && git clone -q --bare work repositories/project.git
-                    """
-            )
-            try #require(made.status == 0, "\(made.stderr)")
+            let repositories = try await Self.bareRepository(sandbox)
             try await AgentTests.withAgent(sandbox) { _ in
                 let token = try await TokenFreshnessCLITests.token(sandbox, [])
                 let port = Int(try FreePort.pick())
@@ -132,16 +103,7 @@ struct GitCredentialTests {
                         try await Task.sleep(for: .milliseconds(100))
                     }
                     let host = "127.0.0.1:\(port)"
-                    let setup = try await Self.setupGit(sandbox, host: host)
-                    #expect(setup.status == 0, "\(setup.stderr)")
-                    let clone = try await Self.runGit(
-                        sandbox,
-                        ["clone", "-q", "https://\(host)/project.git", "cloned"]
-                    )
-                    #expect(clone.status == 0, "\(clone.stderr)")
-                    let log = try await Self.runGit(sandbox, ["-C", "cloned", "log", "--format=%s"])
-                    #expect(log.stdout == "first commit\n", "\(log.stderr)")
-                    #expect(!clone.stderr.contains(token))
+                    try await Self.expectHelperClone(sandbox, host: host, token: token)
                 }
                 try Self.expectNoFileHolds(token, in: sandbox.root)
             }
@@ -196,6 +158,35 @@ struct GitCredentialTests {
                 }
             }
         }
+    }
+
+    /// `repositories/project.git` in the sandbox: a bare repository with one commit, "first commit".
+    static func bareRepository(_ sandbox: CLISandbox) async throws -> URL {
+        let repositories = sandbox.root.appending(path: "repositories")
+        try FileManager.default.createDirectory(at: repositories, withIntermediateDirectories: true)
+        let made = try await runGit(
+            sandbox,
+            [],
+            shell: """
+                git init -q work && git -C work -c user.name=test -c user.email=test@example.com \
+                commit -q --allow-empty -m 'first commit' && git clone -q --bare work repositories/project.git
+                """
+        )
+        try #require(made.status == 0, "\(made.stderr)")
+        return repositories
+    }
+
+    /// `setup-git` for `host`, then a `git clone` of `https://host/project.git` with no password typed: the clone
+    /// has the first commit, and git's standard error never shows the token.
+    static func expectHelperClone(_ sandbox: CLISandbox, host: String, token: String) async throws {
+        let setup = try await setupGit(sandbox, host: host)
+        #expect(setup.status == 0, "\(setup.stderr)")
+        let clone = try await runGit(sandbox, ["clone", "-q", "https://\(host)/project.git", "cloned"])
+        #expect(clone.status == 0, "\(clone.stderr)")
+        let log = try await runGit(sandbox, ["-C", "cloned", "log", "--format=%s"])
+        #expect(log.stdout == "first commit\n", "\(log.stderr)")
+        let showsToken = clone.stderr.contains(token)
+        #expect(!showsToken, "git's standard error shows the token")
     }
 
     /// The keys of git's `key=value` lines, without their values (a failure message never shows the token).
