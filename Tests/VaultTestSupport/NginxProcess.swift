@@ -74,13 +74,11 @@ public final class NginxProcess: Sendable {
             error: .sameAsOutput
         )
         let server = NginxProcess(port: port, directory: directory, process: process)
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if process.termination != nil { break }
-            if FileManager.default.fileExists(atPath: pidFile), (try? FreePort.Held(port: UInt16(port))) == nil {
-                return server
-            }
-            try await Task.sleep(for: .milliseconds(50))
+        if try await process.waitUntilListening(
+            port: UInt16(port),
+            ready: { FileManager.default.fileExists(atPath: pidFile) }
+        ) {
+            return server
         }
         let log = (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? ""
         server.stop()

@@ -69,12 +69,7 @@ final class GlewlwydProcess: Sendable {
                 error: .sameAsOutput
             )
             let server = GlewlwydProcess(directory: directory, signingKey: signingKey, process: process)
-            let deadline = ContinuousClock.now + .seconds(30)
-            while ContinuousClock.now < deadline {
-                if process.termination != nil { break }
-                if (try? FreePort.Held(port: UInt16(port))) == nil { return server }
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            if try await process.waitUntilListening(port: UInt16(port)) { return server }
             let log = server.logTail()
             server.stop()
             throw GlewlwydError.startFailed("it did not listen on port \(port) within 30 s", log: log)
