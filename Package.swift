@@ -172,7 +172,7 @@ let package = Package(
         .target(
             name: "KeyServicePostgres",
             dependencies: [
-                "KeyServiceCore",
+                "KeyServiceCore", "VaultPOSIX",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

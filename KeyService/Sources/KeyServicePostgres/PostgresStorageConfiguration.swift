@@ -1,6 +1,7 @@
 public import Foundation
 import KeyServiceCore
 import PostgresNIO
+import VaultPOSIX
 
 /// Where the PostgreSQL storage connects and how: read from a `postgres://` URL.
 ///

@@ -9,6 +9,7 @@ import Metrics
 import Prometheus
 import ServiceLifecycle
 import UnixSignals
+import VaultPOSIX
 
 #if canImport(Glibc)
 import Glibc

@@ -33,4 +33,24 @@ struct ClientAddressTests {
         #expect(ClientAddress(try SocketAddress(ipAddress: "::ffff:192.0.2.7", port: 1)).description == "192.0.2.7")
         #expect(ClientAddress(try SocketAddress(ipAddress: "192.0.2.7", port: 1)).description == "192.0.2.7")
     }
+
+    /// A forwarded-client header's text goes through the package's one IP-literal parser: before it did, this
+    /// module kept its own copy of the rule, and `inet_pton` read `127.0.0.1\u{0}.attacker.example` as 127.0.0.1.
+    @Test(
+        "a forwarded client is an IP literal and nothing else: no NUL, no name, no port",
+        arguments: [
+            "127.0.0.1\u{0}.attacker.example", "::1\u{0}x", "localhost", "127.0.0.1.attacker.example",
+            "127.0.0.1:80", "", " 127.0.0.1",
+        ]
+    )
+    func notALiteral(text: String) {
+        #expect(ClientAddress(ipAddress: text) == nil)
+    }
+
+    @Test("a forwarded client literal counts as its address, or its /64 for IPv6")
+    func forwardedLiteral() {
+        #expect(ClientAddress(ipAddress: "192.0.2.7")?.description == "192.0.2.7")
+        #expect(ClientAddress(ipAddress: "[2001:db8:1:2::7]")?.description == "2001:db8:1:2::/64")
+        #expect(ClientAddress(ipAddress: "::ffff:10.1.2.3")?.description == "10.1.2.3")
+    }
 }

@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import UnixSignals
+import VaultPOSIX
 
 /// A key service (TIM KeyService v1) and an OpenID Connect provider on one HTTP listener.
 ///

@@ -1,3 +1,5 @@
+import VaultPOSIX
+
 /// A `no_proxy` address entry: an address with an optional CIDR prefix length (`10.0.0.0/8`, `2001:db8::/32`),
 /// read as curl reads it: without a length, or with `/0`, the entry is that one address.
 struct NetworkPrefix: Hashable, Sendable {

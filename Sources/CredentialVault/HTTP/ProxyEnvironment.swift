@@ -1,4 +1,5 @@
 public import Foundation
+import VaultPOSIX
 
 /// The proxies a user set in the environment, read the way curl reads them: the one place that parses them.
 ///

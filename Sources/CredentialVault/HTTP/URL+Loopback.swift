@@ -1,4 +1,5 @@
 import Foundation
+import VaultPOSIX
 
 extension URL {
     /// The host as people may see it: percent-encoded (so no control character reaches a terminal) and

@@ -1,5 +1,6 @@
 import CredentialVault
 import Foundation
+import VaultPOSIX
 
 /// What git writes to a credential helper: `key=value` lines up to a blank line (or the end of input), keys ending
 /// in `[]` repeatable (git's `git-credential` documentation, INPUT/OUTPUT FORMAT).

@@ -1,10 +1,5 @@
 package import NIOCore
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VaultPOSIX
 
 /// Who a request comes from, as far as a protocol without client identity can tell: the remote IP address.
 ///
@@ -33,11 +28,11 @@ package struct ClientAddress: Hashable, Sendable, CustomStringConvertible {
     /// The client with the IP address `text` (an IPv4 or IPv6 literal, as a proxy's header gives it); nil when
     /// `text` is not one.
     package init?(ipAddress text: String) {
-        if let ipv4 = Loopback.addressBytes(text, family: AF_INET, count: 4) {
-            self.init(ipv4.map(String.init).joined(separator: "."))
+        guard let bytes = NetworkAddress(text)?.bytes else { return nil }
+        if bytes.count == 4 {
+            self.init(bytes.map(String.init).joined(separator: "."))
             return
         }
-        guard let bytes = Loopback.addressBytes(text, family: AF_INET6, count: 16) else { return nil }
         if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff {
             self.init(bytes[12...].map(String.init).joined(separator: "."))
         } else {
@@ -55,7 +50,7 @@ package struct ClientAddress: Hashable, Sendable, CustomStringConvertible {
     package static func isLoopback(_ address: SocketAddress?) -> Bool {
         guard let text = address?.ipAddress else { return false }
         if Loopback.isAddress(text) { return true }
-        guard let bytes = Loopback.addressBytes(text, family: AF_INET6, count: 16) else { return false }
+        guard let bytes = NetworkAddress(text)?.bytes, bytes.count == 16 else { return false }
         return bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff && bytes[12] == 127
     }
 }

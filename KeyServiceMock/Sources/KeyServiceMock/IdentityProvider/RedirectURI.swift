@@ -1,5 +1,6 @@
 import Foundation
 import KeyServiceCore
+import VaultPOSIX
 
 /// Redirect URI matching: exact, except that a loopback URI matches on any port (RFC 8252 section 7.3),
 /// because a native app's loopback listener gets whatever port is free.

@@ -1,17 +1,19 @@
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
+#elseif canImport(Musl)
+internal import Musl
 #elseif canImport(Darwin)
-import Darwin
+internal import Darwin
 #endif
 
 /// An IPv4 or IPv6 address parsed from its text (`10.0.0.1`, `2001:db8::1`, brackets allowed), as its bytes in
 /// network order: 4 for IPv4, 16 for IPv6. The one parser of IP literals: the loopback rule and `no_proxy` use it.
-struct NetworkAddress: Hashable, Sendable {
+package struct NetworkAddress: Hashable, Sendable {
     /// The address's bytes, most significant first.
-    let bytes: [UInt8]
+    package let bytes: [UInt8]
 
     /// The address `text` spells, nil when it is not an IP literal.
-    init?(_ text: String) {
+    package init?(_ text: String) {
         // Only the characters of an IP literal: inet_pton stops at a NUL.
         guard !text.isEmpty,
             text.unicodeScalars.allSatisfy({ "0123456789abcdefABCDEF.:[]".unicodeScalars.contains($0) })
