@@ -93,6 +93,35 @@ struct LoginContextTests {
         }
     }
 
+    @Test(
+        "a refresh answer's id token of another login (issuer, subject or audience) is dropped: the refresh succeeds, the login's id token and context stay",
+        arguments: MockAuthentication.ForeignClaim.allCases
+    )
+    func foreignIDTokenDropped(claim: MockAuthentication.ForeignClaim) async throws {
+        try await AuthFixture.with { fixture in
+            fixture.server.authentication.set(acr: "silver", amr: ["pwd"])
+            try await fixture.register()
+            let first = try #require(await fixture.vault.auth.idToken?.token)
+            // Were the foreign token taken, the context would read gold.
+            fixture.server.authentication.set(acr: "gold", amr: ["pwd", "hwk"])
+            fixture.server.authentication.issueForeign(claim)
+            let token = try await fixture.vault.auth.getAccessToken(forceRefresh: true)
+            #expect(!token.token.isEmpty)
+            let foreign = try #require(fixture.server.authentication.lastIDToken)
+            #expect(foreign != first, "the issuer did answer with an id token")
+            #expect(await fixture.vault.auth.idToken?.token == first)
+            #expect(await fixture.vault.auth.loginContext?.acr == "silver")
+            // Nor was it sealed: the envelope opened without a refresh still holds the login's.
+            let userId = try #require(await fixture.vault.auth.currentUserId)
+            let stored = try await fixture.vault.userStorage.getStoredRefreshToken(
+                userId: userId,
+                password: AuthFixture.password
+            )
+            #expect(stored.loginContext?.acr == "silver")
+            #expect(Self.fields(try await fixture.vault.auth.endSessionURL())["id_token_hint"] == first)
+        }
+    }
+
     @Test("an envelope sealed without a login context (record version 3 and before) opens, and a refresh fills it")
     func earlierRecordUpgrades() async throws {
         try await AuthFixture.with { fixture in

@@ -124,6 +124,12 @@ struct IdentityProvider: Sendable {
             id.nonce = nonce
             id.authTime = Int(session.authTime.timeIntervalSince1970)
             (id.acr, id.amr) = authentication.claims
+            switch authentication.foreignClaim {
+            case .issuer: id.iss = issuer + "-other"
+            case .subject: id.sub = "someone-else"
+            case .audience: (id.aud, id.azp) = ("another-client", "another-client")
+            case nil: break
+            }
             if let launch, scopes(of: session.scope).contains("fhirUser") {
                 id.fhirUser = fhirUser(launch)
             }

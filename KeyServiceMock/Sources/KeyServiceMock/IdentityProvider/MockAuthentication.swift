@@ -11,6 +11,12 @@ public final class MockAuthentication: Sendable {
         var acr: String?
         var amr: [String]?
         var lastIDToken: String?
+        var foreignClaim: ForeignClaim?
+    }
+
+    /// The claim of an id token that can speak of another login: its issuer, its subject or its audience.
+    public enum ForeignClaim: Sendable, CaseIterable {
+        case issuer, subject, audience
     }
 
     private let state = NIOLockedValueBox(State())
@@ -25,6 +31,13 @@ public final class MockAuthentication: Sendable {
         }
     }
 
+    /// Makes every id token issued from now on speak of another login by `claim` (another issuer, another user,
+    /// or another client as its audience), as a faulty or hostile issuer would; nil issues them right again (the
+    /// default). A client must not take such a token as its login's (OpenID Connect Core 1.0 section 12.2).
+    public func issueForeign(_ claim: ForeignClaim?) {
+        state.withLockedValue { $0.foreignClaim = claim }
+    }
+
     /// The last id token issued (compact JWS), at a login or a refresh; nil before the first.
     public var lastIDToken: String? {
         state.withLockedValue { $0.lastIDToken }
@@ -33,6 +46,11 @@ public final class MockAuthentication: Sendable {
     /// The `acr` and `amr` to put in an id token now.
     var claims: (acr: String?, amr: [String]?) {
         state.withLockedValue { ($0.acr, $0.amr) }
+    }
+
+    /// The claim the next id token gets wrong, if any.
+    var foreignClaim: ForeignClaim? {
+        state.withLockedValue { $0.foreignClaim }
     }
 
     func issued(_ idToken: String) {
