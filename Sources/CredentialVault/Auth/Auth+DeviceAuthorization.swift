@@ -9,8 +9,9 @@ extension Auth {
     /// hands `presentUserCode` what the user needs (``DeviceAuthorization``: the verification URI, the user code
     /// and, where given, the URI with the code filled in), and once it returns polls the token endpoint: after the
     /// issuer's `interval` (5 s when it gives none), 5 s more after every `slow_down`, for that poll and every later
-    /// one. It stops when the user approves, denies, or the code expires (`expires_in`, at most an hour), and after
-    /// `maximumPolls` polls at most. The waits go through ``VaultConfiguration/sleep``; cancelling the task ends the
+    /// one. A poll that gets no answer is sent again after twice the interval (RFC 8628 section 3.5), up to four times
+    /// in a row. It stops when the user approves, denies, or the code expires (`expires_in`, at most an hour), and
+    /// after `maximumPolls` polls at most. The waits go through ``VaultConfiguration/sleep``; cancelling the task ends the
     /// wait at once.
     ///
     /// The tokens are then handled as the code flow's are
@@ -24,7 +25,8 @@ extension Auth {
     ///   - presentUserCode: shows the user where to go and what to enter; polling starts when it returns.
     /// - Returns: the user id.
     /// - Throws: ``VaultError``: `isAuthorizationDenied` when the user denied, `isDeviceCodeExpired` when the code
-    ///   expired (or the polls ran out), `.cancelled` when the task was cancelled, `isConfigurationError` when the
+    ///   expired (or the polls ran out), `isNetworkError` when five polls in a row got no answer, `.cancelled` when
+    ///   the task was cancelled, `isConfigurationError` when the
     ///   issuer offers no device login or no client id is configured; nothing is kept then.
     public func performDeviceAuthorizationFlow(
         userId namedUser: String? = nil,
@@ -79,6 +81,10 @@ extension Auth {
         )
     }
 
+    /// The polls in a row that may get no answer (a dropped connection, a timeout) before the flow ends with that
+    /// network error; each doubles the interval, up to ``DeviceAuthorization/maximumInterval``.
+    static let maximumUnansweredPolls = 4
+
     /// Polls `endpoint` with `deviceCode` until it gives tokens (RFC 8628 section 3.5): the tokens, and when the
     /// request that got them was sent.
     private func poll(
@@ -91,6 +97,8 @@ extension Auth {
         var interval = shown.interval
         // Seconds waited as asked, and on the device's clock: the code's lifetime is counted on whichever is longer.
         var waited = 0
+        // Polls in a row that got no answer.
+        var unanswered = 0
         for _ in 0..<max(maximumPolls, 0) {
             let elapsed = max(waited, Int((configuration.monotonicNow() - started).components.seconds))
             // A poll after the code's lifetime could only hear expired_token.
@@ -106,7 +114,19 @@ extension Auth {
             let answer: DeviceCodePoll
             do {
                 answer = try await endpoint.pollDeviceCode(deviceCode)
+                unanswered = 0
             } catch {
+                // RFC 8628 section 3.5: a poll that got no answer is tried again, less often (exponential backoff):
+                // a dropped network must not cost the user the code they may be typing right now.
+                if error.isNetworkError, unanswered < Self.maximumUnansweredPolls {
+                    unanswered += 1
+                    interval = min(interval * 2, DeviceAuthorization.maximumInterval)
+                    configuration.logger.debug(
+                        "a device-code poll got no answer; polling again later",
+                        metadata: ["interval": "\(interval)"]
+                    )
+                    continue
+                }
                 guard error.isLoginExpired else { throw error }
                 throw .openIDConnectFailed("the issuer refused the device code (invalid_grant)")
             }

@@ -285,15 +285,30 @@ extension Auth {
     /// Passes an app's redirect to a waiting ``performOpenIDConnectFlow(flow:userId:timeout:scopes:authorizationParameters:presentAuthorizationURL:)``.
     /// - Returns: whether a flow was waiting for this URL.
     public func handleRedirect(url: URL) -> Bool {
-        guard let pending = pendingRedirect, Self.isRedirect(url, to: pending.prefix) else { return false }
+        guard let pending = pendingRedirect, Self.isRedirect(url, to: pending.redirectURI) else { return false }
         pendingRedirect = nil
         pending.continuation.resume(returning: url)
         return true
     }
 
-    /// Whether `url` is a redirect to `redirectURI` (as text): an app's, or one a user pasted.
+    /// Whether `url` is a redirect to `redirectURI` (as text): an app's, or one a user pasted. Compared by parts, not
+    /// as a prefix of text (`…/callback` is not `…/callbackx`, `app:/cb` is not `app:/cb.evil`): the same scheme,
+    /// host and port (letter case aside), the same path (none is `/` where there is a host), and every query field
+    /// the redirect URI has with the same value (RFC 6749 section 3.1.2 allows them).
     static func isRedirect(_ url: URL, to redirectURI: String) -> Bool {
-        url.absoluteString.hasPrefix(redirectURI)
+        guard let got = URLComponents(url: url, resolvingAgainstBaseURL: false),
+            let expected = URLComponents(string: redirectURI)
+        else { return false }
+        func path(_ parts: URLComponents) -> String {
+            parts.percentEncodedPath.isEmpty && parts.host != nil ? "/" : parts.percentEncodedPath
+        }
+        guard got.scheme?.lowercased() == expected.scheme?.lowercased(),
+            got.host?.lowercased() == expected.host?.lowercased(),
+            got.port == expected.port,
+            path(got) == path(expected)
+        else { return false }
+        let fields = got.queryItems ?? []
+        return (expected.queryItems ?? []).allSatisfy { fields.contains($0) }
     }
 
     /// Ends the wait `wait` for an app's redirect, when its time is up and it still waits.

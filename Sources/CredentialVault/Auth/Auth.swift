@@ -32,7 +32,7 @@ public actor Auth {
     /// kept apart from the session so the hot path of ``getAccessToken(forceRefresh:)`` copies nothing else.
     private var fresh: (token: AccessToken, until: ContinuousClock.Instant)?
     private var refreshInFlight: (sessionId: UUID, task: Task<Result<AccessToken, VaultError>, Never>)?
-    var pendingRedirect: (id: UUID, prefix: String, continuation: CheckedContinuation<URL?, Never>)?
+    var pendingRedirect: (id: UUID, redirectURI: String, continuation: CheckedContinuation<URL?, Never>)?
     /// Access tokens for one resource (``getAccessToken(resource:scopes:method:)``), apart from the session's own.
     var scopedTokens = ScopedTokenCache()
     /// The servers' newest DPoP nonces, for every proof this `Auth` makes (``dpopProofs(for:)``).

@@ -344,6 +344,12 @@ struct AuthSharingTests {
                         let location = response.headers["location"], let redirect = URL(string: location)
                     else { return }
                     #expect(await !auth.handleRedirect(url: URL(string: "com.other.app:/oauth/callback?code=x")!))
+                    // Only the redirect URI itself: not a longer path that starts with the same text.
+                    for lookalike in [
+                        "com.example.app:/oauth/callbackx?code=x", "com.example.app:/oauth/callback/x?code=x",
+                    ] {
+                        #expect(await !auth.handleRedirect(url: URL(string: lookalike)!))
+                    }
                     #expect(await auth.handleRedirect(url: redirect))
                 }
                 #expect(userId == "demo-user")

@@ -135,6 +135,71 @@ struct DeviceAuthorizationFlowTests {
         }
     }
 
+    /// The real transport, but the device-code polls numbered in `dropped` (1 is the first) get no answer: the
+    /// connection drops after the request went out, as on a flaky network.
+    private final class DroppingPolls: HTTPTransport {
+        let inner: any HTTPTransport
+        let dropped: Set<Int>
+        private let polls = Mutex(0)
+
+        init(_ inner: any HTTPTransport, dropping dropped: Set<Int>) {
+            self.inner = inner
+            self.dropped = dropped
+        }
+
+        func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+            let body = request.body.map { String(decoding: $0, as: UTF8.self) } ?? ""
+            // Only a poll carries the field `device_code`.
+            if body.split(separator: "&").contains(where: { $0.hasPrefix("device_code=") }) {
+                let number = polls.withLock {
+                    $0 += 1
+                    return $0
+                }
+                if dropped.contains(number) {
+                    throw TransportError(kind: .noResponse, host: request.url.host ?? "", reason: "connection reset")
+                }
+            }
+            return try await inner.send(request)
+        }
+    }
+
+    @Test("a poll that gets no answer is sent again after twice the interval (RFC 8628 section 3.5), the code kept")
+    func unansweredPollBacksOff() async throws {
+        let user = DeviceUser()
+        let waits = WaitRecorder { number in if number == 1 { await user.act() } }
+        try await AuthFixture.with(deviceFlow: DeviceFlowMode(), sleep: waits.sleep) { fixture in
+            waits.attach(fixture.clock)
+            let vault = try Vault(
+                configuration: fixture.configuration,
+                transport: DroppingPolls(fixture.transport, dropping: [1, 2])
+            )
+            _ = try await vault.auth.performDeviceAuthorizationFlow { user.saw($0) }
+            // Poll 1 and 2 dropped (the interval doubles after each), poll 3 brings the tokens.
+            #expect(waits.recorded == [5, 10, 20])
+            #expect(await vault.auth.isLoggedIn)
+            #expect(fixture.server.tokenRequests(grantType: "urn:ietf:params:oauth:grant-type:device_code") == 1)
+        }
+    }
+
+    @Test("five polls in a row without an answer end the login with a network error, nothing kept")
+    func unansweredPollsEnd() async throws {
+        let waits = WaitRecorder()
+        try await AuthFixture.with(deviceFlow: DeviceFlowMode(), sleep: waits.sleep) { fixture in
+            waits.attach(fixture.clock)
+            let vault = try Vault(
+                configuration: fixture.configuration,
+                transport: DroppingPolls(fixture.transport, dropping: Set(1...10))
+            )
+            let error = await #expect(throws: VaultError.self) {
+                try await vault.auth.performDeviceAuthorizationFlow { _ in }
+            }
+            #expect(error?.isNetworkError == true, "\(String(describing: error))")
+            // The interval doubles up to the 60 s ceiling.
+            #expect(waits.recorded == [5, 10, 20, 40, 60])
+            #expect(await vault.auth.isLoggedIn == false)
+        }
+    }
+
     @Test("access_denied is authorizationDenied, and nothing is kept")
     func denied() async throws {
         let user = DeviceUser()
