@@ -19,7 +19,8 @@ import VaultCrypto
 /// Connect (`Auth+OpenIDConnect.swift`), the device authorization grant (`Auth+DeviceAuthorization.swift`), logout
 /// (`Auth+Logout.swift`).
 public actor Auth {
-    /// The timings of the last password login, for diagnostics and benchmarks.
+    /// The timings of the last password login, for diagnostics and benchmarks (``LoginTimings``).
+    @_spi(LoginTimings)
     public internal(set) var lastLoginTimings: LoginTimings?
 
     let configuration: VaultConfiguration

@@ -175,7 +175,7 @@ public actor UserStorage {
 
     /// Wrong passwords in a row this device has seen for `userId` since the last success (0 when none).
     /// The key service counts too, and its word is the one that locks; this is what is known here.
-    public func consecutiveWrongPasswords(userId: String) -> Int {
+    package func consecutiveWrongPasswords(userId: String) -> Int {
         guard let data = try? store.read(StoreFile.attempts.name(userId: userId)) else { return 0 }
         return AttemptCount(String(decoding: data, as: UTF8.self)).count
     }
