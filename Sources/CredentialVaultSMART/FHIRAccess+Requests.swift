@@ -70,11 +70,10 @@ extension FHIRAccess {
     ///   token goes nowhere else.
     public func authorizing(_ request: URLRequest) async throws(VaultError) -> URLRequest {
         guard let url = request.url, isUnderBase(url) else {
-            throw VaultError(
-                .invalidConfiguration,
-                reason: "Refusing to authorize a request to "
-                    + "\(VaultError.printable(request.url?.absoluteString ?? "", limit: 200)): it is not under "
-                    + "\(fhirBase.absoluteString), and the access token goes nowhere else.",
+            throw .outsideFHIRBase(
+                "to authorize a request to",
+                request.url?.absoluteString ?? "",
+                fhirBase: fhirBase,
                 host: request.url?.displayHost
             )
         }
@@ -187,12 +186,7 @@ extension FHIRAccess {
         let base = fhirBase.absoluteString.hasSuffix("/") ? fhirBase.absoluteString : fhirBase.absoluteString + "/"
         let relative = path.hasPrefix("/") ? String(path.dropFirst()) : path
         guard let url = absolute ?? URL(string: base + relative), isUnderBase(url) else {
-            throw VaultError(
-                .invalidConfiguration,
-                reason: "Refusing the FHIR path \(VaultError.printable(path, limit: 200)): it is not a path under "
-                    + "\(fhirBase.absoluteString), and the access token goes nowhere else.",
-                host: fhirBase.displayHost
-            )
+            throw .outsideFHIRBase("the FHIR path", path, fhirBase: fhirBase, host: fhirBase.displayHost)
         }
         return url
     }

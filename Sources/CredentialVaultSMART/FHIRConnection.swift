@@ -15,14 +15,7 @@ public struct FHIRConnection: Sendable {
 
     /// Refuses a FHIR base access tokens must not go to: neither https nor plain http to a loopback address.
     static func check(fhirBase: URL) throws(VaultError) {
-        guard fhirBase.isSecureOrLoopback else {
-            throw VaultError(
-                .insecureURL,
-                reason: "Refusing the FHIR server \(VaultError.printable(fhirBase.absoluteString, limit: 300)): "
-                    + "access tokens may only go over https, or plain http to a loopback address.",
-                host: fhirBase.displayHost
-            )
-        }
+        guard fhirBase.isSecureOrLoopback else { throw .insecureURL(fhirBase, role: "the FHIR server", origin: .local) }
     }
 
     /// A connection over `transport`.

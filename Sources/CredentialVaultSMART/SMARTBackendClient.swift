@@ -61,10 +61,9 @@ public actor SMARTBackendClient: FHIRAccess {
         try FHIRConnection.check(fhirBase: fhirBase)
         let patientOrUser = scopes.compactMap(SMARTScope.init).filter { $0.context != .system }
         guard patientOrUser.isEmpty, !scopes.isEmpty else {
-            throw VaultError(
-                .invalidConfiguration,
-                reason: "A backend service asks for system/ scopes only (such as system/*.rs); got "
-                    + "\(VaultError.printable(scopes.joined(separator: " "), limit: 200))."
+            throw .invalidConfiguration(
+                "a backend service asks for system/ scopes only (such as system/*.rs); got "
+                    + "\(VaultError.printable(scopes.joined(separator: " "), limit: 200))"
             )
         }
         // SMART servers SHALL accept RS384 and ES384: an RSA key signs RS384 here, not RS256; an EC key its own

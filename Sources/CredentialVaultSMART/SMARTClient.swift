@@ -118,16 +118,14 @@ public actor SMARTClient: FHIRAccess {
     ///   only from a server it trusts.
     public func handleEHRLaunch(iss: URL, launch: String) throws(VaultError) {
         guard Self.sameBase(iss, fhirBase) else {
-            throw VaultError(
-                .openIDConnectFailed,
-                reason:
-                    "Refusing the EHR launch: its iss \(VaultError.printable(iss.absoluteString, limit: 200)) is not "
-                    + "the FHIR server this app trusts (\(fhirBase.absoluteString)).",
+            throw .openIDConnectFailed(
+                "refusing the EHR launch: its iss \(VaultError.printable(iss.absoluteString, limit: 200)) is not the "
+                    + "FHIR server this app trusts (\(fhirBase.absoluteString))",
                 host: iss.displayHost
             )
         }
         guard !launch.isEmpty else {
-            throw VaultError(.openIDConnectFailed, reason: "Refusing the EHR launch: its launch parameter is empty.")
+            throw .openIDConnectFailed("refusing the EHR launch: its launch parameter is empty")
         }
         pendingLaunch = launch
     }
@@ -155,11 +153,10 @@ public actor SMARTClient: FHIRAccess {
             if !scopes.contains("launch") { scopes.insert("launch", at: 0) }
         }
         if smart.source == .capabilityStatement, smart.issuer == nil, scopes.contains("openid") {
-            throw VaultError(
-                .invalidConfiguration,
-                reason: "The FHIR server \(fhirBase.displayHost) states no issuer (it was found through its "
+            throw .invalidConfiguration(
+                "the FHIR server \(fhirBase.displayHost) states no issuer (it was found through its "
                     + "CapabilityStatement), so an id token from it cannot be checked: ask without the openid scope, "
-                    + "and name the user."
+                    + "and name the user"
             )
         }
         _ = try await vault.auth.performOpenIDConnectFlow(

@@ -102,13 +102,11 @@ struct SMARTDiscovery: Sendable {
                 second.status != 200
                 ? "answered HTTP \(second.status)"
                 : "has no \(Self.oauthURIsExtension) extension with authorize and token"
-            throw VaultError(
-                .discoveryFailed,
-                reason: "SMART discovery failed for \(VaultError.printable(fhirBase.absoluteString, limit: 300)): "
-                    + "\(wellKnownURL.path()) \(firstProblem), and \(metadataURL.path()) \(secondProblem). "
-                    + "Check the FHIR base URL.",
+            throw .smartDiscoveryFailed(
+                "for \(VaultError.printable(fhirBase.absoluteString, limit: 300)), \(wellKnownURL.path()) "
+                    + "\(firstProblem), and \(metadataURL.path()) \(secondProblem)",
                 host: fhirBase.displayHost,
-                httpStatus: second.status
+                status: second.status
             )
         }
         return SMARTConfiguration(
@@ -174,25 +172,16 @@ struct SMARTDiscovery: Sendable {
         }
     }
 
-    /// A discovered endpoint: absent is nil; present, it must be a URL secrets may go to.
+    /// A discovered endpoint: absent is nil; present, it must be a URL secrets may go to (the core's rule for every
+    /// discovered endpoint).
     private func endpoint(_ text: String?, _ name: String, in document: URL) throws(VaultError) -> URL? {
-        guard let text else { return nil }
-        guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
-            throw VaultError(
-                .discoveryFailed,
-                reason: "SMART discovery failed: the \(name) in \(document.absoluteString) is not a URL.",
+        try Discovery.endpoint(
+            text,
+            name,
+            notAURL: .smartDiscoveryFailed(
+                "the \(name) in \(VaultError.printable(document.absoluteString, limit: 300)) is not a URL",
                 host: document.displayHost
             )
-        }
-        guard url.isSecureOrLoopback else {
-            throw VaultError(
-                .insecureURL,
-                reason:
-                    "Refusing the discovered \(name) \(VaultError.printable(url.absoluteString, limit: 300)): secrets may only go over "
-                    + "https, or plain http to a loopback address.",
-                host: url.displayHost
-            )
-        }
-        return url
+        )
     }
 }

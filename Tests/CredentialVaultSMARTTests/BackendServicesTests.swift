@@ -12,7 +12,7 @@ struct BackendServicesTests {
     static func with(
         rsa: Bool = true,
         serverKeyId: String = "svc-key",
-        _ body: (KeyServiceMockServer, ManualClock, CredentialVaultSMART.SMARTBackendClient) async throws -> Void
+        _ body: (KeyServiceMockServer, ManualClock, SMARTBackendClient) async throws -> Void
     ) async throws {
         let pem = ClientAuthentication.generatePrivateKey(rsa: rsa)
         let published = try ClientAuthentication.privateKeyJWT(
@@ -25,10 +25,10 @@ struct BackendServicesTests {
         var configuration = KeyServiceMockConfiguration()
         configuration.now = clock.dateProvider
         var smart = SMARTMode()
-        smart.backendClients = [KeyServiceMock.SMARTBackendClient(clientId: "svc", jwks: jwks)]
+        smart.backendClients = [RegisteredBackendClient(clientId: "svc", jwks: jwks)]
         configuration.smart = smart
         try await KeyServiceMockServer.withServer(configuration) { server in
-            let client = try CredentialVaultSMART.SMARTBackendClient(
+            let client = try SMARTBackendClient(
                 fhirBase: server.fhirBase,
                 clientId: "svc",
                 privateKeyPEM: pem,

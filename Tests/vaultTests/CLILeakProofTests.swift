@@ -62,7 +62,9 @@ struct CLILeakProofTests {
                 outputs.append(result.stderr)
                 // What the run left stored: its refresh token, and the data key that seals it.
                 guard let userId = try? await storage.availableUserIds.first,
-                    let opened = try? await storage.unlock(userId: userId, password: Self.password)
+                    let opened = try? await storage.withSessionLock({ (held) async throws(VaultError) in
+                        try await storage.unlock(userId: userId, password: Self.password, under: held)
+                    })
                 else { return }
                 refreshTokens.insert(opened.refreshToken.token)
                 keys.insert(Array(opened.envelope.dataKey.copyToData()))

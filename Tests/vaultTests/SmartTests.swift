@@ -154,7 +154,7 @@ struct SmartTests {
         let key = try ClientAuthentication.privateKeyJWT(pem: pem, keyId: "k1", algorithm: "ES384")
         let jwks = String(decoding: try JSONEncoder().encode(try #require(key.publicJWKS)), as: UTF8.self)
         var configuration = Self.smartServer
-        configuration.smart?.backendClients = [SMARTBackendClient(clientId: "svc", jwks: jwks)]
+        configuration.smart?.backendClients = [RegisteredBackendClient(clientId: "svc", jwks: jwks)]
         try await withSandbox(server: configuration) { sandbox in
             let fhir = try #require(sandbox.server?.fhirBase.absoluteString)
             let keyFile = sandbox.root.appending(path: "service.pem")

@@ -142,7 +142,7 @@ public final class KeyServiceMockServer: Sendable {
     /// - Throws: ``KeyServiceMockError`` when the configuration is unusable (a host that is not loopback,
     ///   unless ``KeyServiceMockConfiguration/allowsNonLoopbackHost`` is set), the state directory is not
     ///   0700 and this user's, is damaged (a pepper or signing key missing or unreadable) or in use by another
-    ///   server, a SMART backend client's JWK Set is unusable (``SMARTBackendClient/jwks``), or the address
+    ///   server, a SMART backend client's JWK Set is unusable (``RegisteredBackendClient/jwks``), or the address
     ///   cannot be bound.
     public static func start(
         _ configuration: KeyServiceMockConfiguration = .init()

@@ -257,7 +257,7 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
     }
 
     /// `ID=JWKS_FILE`: the backend client `ID` with the JWK Set the file holds (checked when the server starts).
-    static func loadBackendClient(_ text: String) throws -> SMARTBackendClient {
+    static func loadBackendClient(_ text: String) throws -> RegisteredBackendClient {
         let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
         guard parts.count == 2, !parts[0].isEmpty else {
             throw ValidationError("--smart-backend-client takes ID=JWKS_FILE, got '\(text)'")
@@ -268,7 +268,7 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("--smart-backend-client \(parts[0]): cannot read the JWK Set file \(parts[1])")
         }
-        return SMARTBackendClient(clientId: parts[0], jwks: jwks)
+        return RegisteredBackendClient(clientId: parts[0], jwks: jwks)
     }
 
     static func parseClient(_ text: String) throws -> MockClient {

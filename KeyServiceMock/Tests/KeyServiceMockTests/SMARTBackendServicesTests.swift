@@ -315,7 +315,7 @@ struct SMARTBackendServicesTests {
         ]
         for jwks in bad {
             var configuration = SMARTClient.configuration()
-            configuration.smart?.backendClients = [SMARTBackendClient(clientId: "c", jwks: jwks)]
+            configuration.smart?.backendClients = [RegisteredBackendClient(clientId: "c", jwks: jwks)]
             let error = await #expect(throws: KeyServiceMockError.self) {
                 try await KeyServiceMockServer.withServer(configuration) { _ in }
             }

@@ -92,7 +92,7 @@ struct BackendClient: Sendable {
 
     /// The SMART mode with the client `bulk-export` and its keys, on `clock`.
     static func configuration(clock: ManualClock, grantedScope: String? = nil) throws -> KeyServiceMockConfiguration {
-        let client = SMARTBackendClient(
+        let client = RegisteredBackendClient(
             clientId: BackendKeys.clientId,
             jwks: try BackendKeys.shared.get().jwks(),
             grantedScope: grantedScope

@@ -31,15 +31,13 @@ extension Auth {
         let browserLogout = try? await endSessionURL()
         endSession()
         var revocationError: VaultError?
-        do {
-            let lock = try await userStorage.sessionLock()
-            defer { withExtendedLifetime(lock) {} }
-            do {
-                try await revokeStoredToken(of: ending)
+        try await userStorage.withSessionLock { (held) async throws(VaultError) in
+            do throws(VaultError) {
+                try await revokeStoredToken(of: ending, under: held)
             } catch {
                 revocationError = error
             }
-            if !clearUser { try await userStorage.eraseRefreshToken(userId: ending.userId) }
+            if !clearUser { try await userStorage.eraseRefreshToken(userId: ending.userId, under: held) }
         }
         if clearUser {
             try await userStorage.clear(userId: ending.userId)
@@ -90,13 +88,16 @@ extension Auth {
         }
     }
 
-    /// Revokes the session's refresh token as the envelope holds it now. The caller holds the session lock, so no
-    /// other process rotates it between the read and the revocation.
-    private func revokeStoredToken(of ending: ActiveSession) async throws(VaultError) {
+    /// Revokes the session's refresh token as the envelope holds it now. Under the session lock, so no other process
+    /// rotates it between the read and the revocation.
+    private func revokeStoredToken(
+        of ending: ActiveSession,
+        under held: borrowing HeldSessionLock
+    ) async throws(VaultError) {
         guard let envelope = ending.envelope else { return try await revoke(ending.refreshToken) }
         let stored: RefreshToken
         do {
-            stored = try await userStorage.storedRefreshToken(in: envelope).refreshToken
+            stored = try await userStorage.storedRefreshToken(in: envelope, under: held).refreshToken
         } catch {
             // An envelope that no longer opens (replaced by another password, removed): the session's own token
             // is the best left to revoke.

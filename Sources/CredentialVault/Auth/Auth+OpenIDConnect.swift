@@ -323,10 +323,14 @@ extension Auth {
     /// Connect flow.
     public func storeRefreshToken(withNewPassword password: String) async throws(VaultError) {
         guard let current = session else { throw .notLoggedIn }
-        let lock = try await userStorage.sessionLock()
-        defer { withExtendedLifetime(lock) {} }
-        let envelope = try await userStorage.sealUnderNewPassword(current.refreshToken, password: password)
-        if session?.id == current.id { session?.envelope = envelope }
+        try await userStorage.withSessionLock { (held) async throws(VaultError) in
+            let envelope = try await userStorage.sealUnderNewPassword(
+                current.refreshToken,
+                password: password,
+                under: held
+            )
+            if session?.id == current.id { session?.envelope = envelope }
+        }
     }
 
     /// `base` with `fields` added to its query, form-encoded (a `+` in a value stays a plus).

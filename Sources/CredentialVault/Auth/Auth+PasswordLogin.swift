@@ -10,22 +10,24 @@ extension Auth {
         storeNewRefreshToken: Bool = true
     ) async throws(VaultError) -> AccessToken {
         let userId = try await resolveUser(userId)
-        let lock = try await userStorage.sessionLock()
-        defer { withExtendedLifetime(lock) {} }
-        var reservation: Result<StoreReservation, VaultError>?
-        let (token, envelope) = try await userStorage.unlock(
-            userId: userId,
-            password: password,
-            reservingSpace: storeNewRefreshToken,
-            reservation: &reservation
-        )
-        return try await begin(
-            userId: userId,
-            refreshToken: token,
-            envelope: envelope,
-            persist: storeNewRefreshToken,
-            reservation: reservation
-        )
+        return try await userStorage.withSessionLock { (held) async throws(VaultError) in
+            var reservation: Result<StoreReservation, VaultError>?
+            let (token, envelope) = try await userStorage.unlock(
+                userId: userId,
+                password: password,
+                reservingSpace: storeNewRefreshToken,
+                reservation: &reservation,
+                under: held
+            )
+            return try await begin(
+                userId: userId,
+                refreshToken: token,
+                envelope: envelope,
+                persist: storeNewRefreshToken,
+                reservation: reservation,
+                under: held
+            )
+        }
     }
 
     /// Like ``loginWithPassword(userId:password:storeNewRefreshToken:)`` with the device secret instead of
@@ -36,10 +38,16 @@ extension Auth {
         storeNewRefreshToken: Bool = true
     ) async throws(VaultError) -> AccessToken {
         let userId = try await resolveUser(userId)
-        let lock = try await userStorage.sessionLock()
-        defer { withExtendedLifetime(lock) {} }
-        let (token, envelope) = try await userStorage.unlockViaDeviceUnlock(userId: userId)
-        return try await begin(userId: userId, refreshToken: token, envelope: envelope, persist: storeNewRefreshToken)
+        return try await userStorage.withSessionLock { (held) async throws(VaultError) in
+            let (token, envelope) = try await userStorage.unlockViaDeviceUnlock(userId: userId, under: held)
+            return try await begin(
+                userId: userId,
+                refreshToken: token,
+                envelope: envelope,
+                persist: storeNewRefreshToken,
+                under: held
+            )
+        }
     }
 
     /// Turns device unlock on for the open session's user with what the session already holds: no
@@ -50,9 +58,9 @@ extension Auth {
     public func enableDeviceUnlock() async throws(VaultError) {
         guard let current = session else { throw .notLoggedIn }
         guard let envelope = current.envelope else { throw .noUnlockedEnvelope }
-        let lock = try await userStorage.sessionLock()
-        defer { withExtendedLifetime(lock) {} }
-        try await userStorage.enableDeviceUnlock(envelope)
+        try await userStorage.withSessionLock { (held) async throws(VaultError) in
+            try await userStorage.enableDeviceUnlock(envelope, under: held)
+        }
     }
 
     /// - Parameter reservation: the space the unlock reserved for the envelope, if it did.
@@ -61,10 +69,16 @@ extension Auth {
         refreshToken: RefreshToken,
         envelope: UnlockedEnvelope,
         persist: Bool,
-        reservation: Result<StoreReservation, VaultError>? = nil
+        reservation: Result<StoreReservation, VaultError>? = nil,
+        under held: borrowing HeldSessionLock
     ) async throws(VaultError) -> AccessToken {
         endSession()
-        let redeemed = try await redeem(refreshToken, sealingIn: persist ? envelope : nil, reserved: reservation)
+        let redeemed: Redemption
+        if persist {
+            redeemed = try await redeem(refreshToken, sealingIn: envelope, reserved: reservation, under: held)
+        } else {
+            redeemed = try await redeem(refreshToken)
+        }
         if let timings = envelope.timings {
             lastLoginTimings = LoginTimings(
                 keyDerivation: timings.keyDerivation,

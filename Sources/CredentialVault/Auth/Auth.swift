@@ -19,7 +19,8 @@ import VaultCrypto
 /// Connect (`Auth+OpenIDConnect.swift`), the device authorization grant (`Auth+DeviceAuthorization.swift`), logout
 /// (`Auth+Logout.swift`).
 public actor Auth {
-    /// The timings of the last password login, for diagnostics and benchmarks.
+    /// The timings of the last password login, for diagnostics and benchmarks (``LoginTimings``).
+    @_spi(LoginTimings)
     public internal(set) var lastLoginTimings: LoginTimings?
 
     let configuration: VaultConfiguration
@@ -104,13 +105,13 @@ public actor Auth {
             session?.refreshToken = updated
             return updated
         }
-        let lock = try await userStorage.sessionLock()
-        defer { withExtendedLifetime(lock) {} }
-        let (stored, onDisk) = try await userStorage.storedRefreshToken(in: envelope)
-        let updated = change(stored)
-        if updated != stored { try await userStorage.persist(updated, onto: onDisk, in: envelope) }
-        if session?.id == current.id { session?.refreshToken = updated }
-        return updated
+        return try await userStorage.withSessionLock { (held) async throws(VaultError) in
+            let (stored, onDisk) = try await userStorage.storedRefreshToken(in: envelope, under: held)
+            let updated = change(stored)
+            if updated != stored { try await userStorage.persist(updated, onto: onDisk, in: envelope, under: held) }
+            if session?.id == current.id { session?.refreshToken = updated }
+            return updated
+        }
     }
 
     // MARK: Access tokens
@@ -158,34 +159,40 @@ public actor Auth {
     /// session then holds the (possibly rotated) refresh token; context fields the app added while the answer was
     /// awaited (a session without an envelope keeps them in memory only) stay. Its access token is not touched.
     /// - Throws: ``VaultError``: `.notLoggedIn` when the session ended meanwhile; else what
-    ///   ``redeem(_:sealingIn:onto:reserved:extraFields:)`` throws.
+    ///   ``redeem(_:sealingIn:onto:reserved:extraFields:under:)`` or ``redeem(_:extraFields:)`` throws.
     func redeemForSession(
         _ current: ActiveSession,
         extraFields: [String: String] = [:]
     ) async throws(VaultError) -> Redemption {
-        var lock: AdvisoryLock?
-        var refreshToken = current.refreshToken
-        var onDisk: Envelope?
-        if let envelope = current.envelope {
-            lock = try await userStorage.sessionLock()
-            (refreshToken, onDisk) = try await userStorage.storedRefreshToken(in: envelope)
+        guard let envelope = current.envelope else {
+            let redeemed = try await redeem(current.refreshToken, extraFields: extraFields)
+            return try keepRedeemed(redeemed, for: current)
         }
-        defer { withExtendedLifetime(lock) {} }
-        let redeemed = try await redeem(
-            refreshToken,
-            sealingIn: current.envelope,
-            onto: onDisk,
-            extraFields: extraFields
-        )
+        return try await userStorage.withSessionLock { (held) async throws(VaultError) in
+            let (refreshToken, onDisk) = try await userStorage.storedRefreshToken(in: envelope, under: held)
+            let redeemed = try await redeem(
+                refreshToken,
+                sealingIn: envelope,
+                onto: onDisk,
+                extraFields: extraFields,
+                under: held
+            )
+            return try keepRedeemed(redeemed, for: current)
+        }
+    }
+
+    /// `redeemed` for the session `current`: its refresh token, with the context fields the app added meanwhile.
+    /// - Throws: ``VaultError`` `.notLoggedIn` when the session ended meanwhile.
+    private func keepRedeemed(_ redeemed: Redemption, for current: ActiveSession) throws(VaultError) -> Redemption {
         guard let now = session, now.id == current.id else { throw .notLoggedIn }
         let added = now.refreshToken.context.filter { current.refreshToken.context[$0.key] != $0.value }
         session?.refreshToken = redeemed.refreshToken.addingContext(added)
         return redeemed
     }
 
-    /// One refresh_token grant; a rotated refresh token is sealed into `envelope` (when given) before returning.
+    /// One refresh_token grant; a rotated refresh token is sealed into `envelope` before returning.
     ///
-    /// The caller holds the session lock. The envelope on disk is read and checked before the request
+    /// Under the session lock (`held`). The envelope on disk is read and checked before the request
     /// (`onto`, when the caller already has it), and the space of the new one is reserved, so that between the answer
     /// and the fsync there is only sealing and a write that needs no new block: a store that cannot take the new
     /// envelope fails before anything is sent. From the request to the fsync SIGINT, SIGTERM and SIGHUP are held
@@ -194,21 +201,48 @@ public actor Auth {
     /// reservation's own would be).
     func redeem(
         _ refreshToken: RefreshToken,
-        sealingIn envelope: UnlockedEnvelope?,
+        sealingIn envelope: UnlockedEnvelope,
         onto onDisk: Envelope? = nil,
         reserved: Result<StoreReservation, VaultError>? = nil,
+        extraFields: [String: String] = [:],
+        under held: borrowing HeldSessionLock
+    ) async throws(VaultError) -> Redemption {
+        let prepared: Envelope
+        if let onDisk {
+            prepared = onDisk
+        } else {
+            prepared = try await userStorage.verifiedEnvelope(in: envelope, under: held)
+        }
+        let reservation: StoreReservation
+        if let reserved {
+            reservation = try reserved.get()
+        } else {
+            reservation = try await userStorage.reserveEnvelopeSpace()
+        }
+        return try await redeem(refreshToken, extraFields: extraFields, sealing: true) {
+            (updated) async throws(VaultError) in
+            try await userStorage.persist(updated, onto: prepared, in: envelope, reservation: reservation, under: held)
+        }
+    }
+
+    /// One refresh_token grant whose rotated refresh token is kept in memory only (a session without an envelope);
+    /// no session lock is needed.
+    func redeem(
+        _ refreshToken: RefreshToken,
         extraFields: [String: String] = [:]
     ) async throws(VaultError) -> Redemption {
-        var prepared = onDisk
-        var reservation: StoreReservation?
-        if let envelope {
-            if prepared == nil { prepared = try await userStorage.verifiedEnvelope(in: envelope) }
-            if let reserved {
-                reservation = try reserved.get()
-            } else {
-                reservation = try await userStorage.reserveEnvelopeSpace()
-            }
-        }
+        try await redeem(refreshToken, extraFields: extraFields, sealing: false) { (_) async throws(VaultError) in }
+    }
+
+    /// The grant both ``redeem(_:sealingIn:onto:reserved:extraFields:under:)`` and ``redeem(_:extraFields:)`` send:
+    /// `seal` writes a changed refresh token (`sealing` says whether it writes anything, for the log) inside the
+    /// window of held signals, before the access token is handed out.
+    private func redeem(
+        _ refreshToken: RefreshToken,
+        extraFields: [String: String],
+        sealing: Bool,
+        seal: (RefreshToken) async throws(VaultError) -> Void
+    ) async throws(VaultError) -> Redemption {
         let clock = ContinuousClock()
         let requestedAt = configuration.monotonicNow()
         let started = clock.now
@@ -225,9 +259,7 @@ public actor Auth {
             if extraFields.isEmpty, let idToken = response.idToken {
                 updated = await keepingIDToken(idToken, of: updated)
             }
-            if updated != refreshToken, let envelope, let prepared {
-                try await userStorage.persist(updated, onto: prepared, in: envelope, reservation: reservation)
-            }
+            if updated != refreshToken { try await seal(updated) }
             return (response, updated, answered)
         }
         configuration.logger.debug(
@@ -236,7 +268,7 @@ public actor Auth {
                 "rotated": "\(updated.token != refreshToken.token)",
                 "contextChanged": "\(updated.context != refreshToken.context)",
                 "idTokenRenewed": "\(updated.idToken != refreshToken.idToken)",
-                "sealed": "\(envelope != nil)",
+                "sealed": "\(sealing)",
             ]
         )
         let token = accessToken(response, userId: refreshToken.userId)

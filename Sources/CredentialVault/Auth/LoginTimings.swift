@@ -1,5 +1,8 @@
 extension Auth {
-    /// How long the steps of a password login took: what the login benchmark reports.
+    /// How long the steps of a password login took: what the login benchmark reports. Not part of the API promise:
+    /// `@_spi(LoginTimings) import CredentialVault` to read it (the Benchmarks package is another package, so
+    /// `package` would not reach it).
+    @_spi(LoginTimings)
     public struct LoginTimings: Sendable {
         /// Argon2id.
         public let keyDerivation: Duration

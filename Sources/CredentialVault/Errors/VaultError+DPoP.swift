@@ -2,7 +2,7 @@ import Foundation
 
 extension VaultError {
     /// A DPoP proof was asked for, but the login's tokens are bound to no key.
-    static var notDPoPBound: VaultError {
+    package static var notDPoPBound: VaultError {
         VaultError(
             .invalidConfiguration,
             "This login's tokens are not bound to a key (DPoP, RFC 9449): the issuer did not offer DPoP when it was "

@@ -1,6 +1,6 @@
 extension VaultError {
     /// The user denied the device login at the issuer (RFC 8628 `access_denied`).
-    static func authorizationDenied(host: String) -> VaultError {
+    package static func authorizationDenied(host: String) -> VaultError {
         VaultError(
             .authorizationDenied,
             "The device login was denied at the issuer (access_denied): nothing was stored. Start again and approve "
@@ -11,7 +11,7 @@ extension VaultError {
     }
 
     /// The device code expired before the user approved (RFC 8628 `expired_token`, or its `expires_in` passed).
-    static func deviceCodeExpired(host: String?) -> VaultError {
+    package static func deviceCodeExpired(host: String?) -> VaultError {
         VaultError(
             .deviceCodeExpired,
             "The device login expired before it was approved (expired_token): nothing was stored. Start again, and "
@@ -22,7 +22,7 @@ extension VaultError {
     }
 
     /// The issuer offers no device authorization (no `device_authorization_endpoint` in its discovery).
-    static func deviceAuthorizationNotOffered(issuer: String) -> VaultError {
+    package static func deviceAuthorizationNotOffered(issuer: String) -> VaultError {
         VaultError(
             .invalidConfiguration,
             "The issuer \(issuer) offers no device login (its discovery lists no device_authorization_endpoint, "

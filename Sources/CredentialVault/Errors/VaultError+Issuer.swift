@@ -1,12 +1,12 @@
-import Foundation
+package import Foundation
 
 extension VaultError {
     /// `invalid_grant` to a refresh: the stored login is dead.
-    static var loginExpired: VaultError { loginExpired(saying: nil) }
+    package static var loginExpired: VaultError { loginExpired(saying: nil) }
 
     /// The stored login is dead (`invalid_grant`, or a bare 400/401 to a refresh); `words` are the server's
     /// own, shown cut to a printable line when there are any.
-    static func loginExpired(saying words: String?) -> VaultError {
+    package static func loginExpired(saying words: String?) -> VaultError {
         let said = words.map { printable($0, limit: 200) }.flatMap { $0.isEmpty ? nil : " The issuer said: \"\($0)\"." }
         return VaultError(
             .loginExpired,
@@ -17,12 +17,12 @@ extension VaultError {
     }
 
     /// No session: log in first.
-    static var notLoggedIn: VaultError {
+    package static var notLoggedIn: VaultError {
         VaultError(.notLoggedIn, "Not logged in. Log in with the password first.", origin: .local)
     }
 
     /// The session holds no unlocked envelope to work with.
-    static var noUnlockedEnvelope: VaultError {
+    package static var noUnlockedEnvelope: VaultError {
         VaultError(
             .noUnlockedEnvelope,
             "The session keeps no unlocked envelope: it began with storeNewRefreshToken: false, or with OpenID "
@@ -34,7 +34,7 @@ extension VaultError {
     /// The token endpoint answered an error status (other than `invalid_grant`).
     /// - Parameter saying: the issuer's `error_description` of a refused client authentication, which names the rule
     ///   the client broke (a missing `kid`, an algorithm it does not take); shown printable and bounded.
-    static func tokenRequestRefused(
+    package static func tokenRequestRefused(
         status: Int,
         errorCode: String?,
         host: String,
@@ -57,7 +57,7 @@ extension VaultError {
     }
 
     /// A 200 from the token endpoint that is not a usable token answer.
-    static func tokenAnswerUnusable(_ why: String, host: String?) -> VaultError {
+    package static func tokenAnswerUnusable(_ why: String, host: String?) -> VaultError {
         VaultError(
             .unexpectedAnswer,
             "The token endpoint\(host.map { " at \($0)" } ?? "") gave no usable access token: \(why).",
@@ -68,7 +68,7 @@ extension VaultError {
     }
 
     /// The token endpoint gave no refresh token.
-    static var noRefreshToken: VaultError {
+    package static var noRefreshToken: VaultError {
         VaultError(
             .noRefreshToken,
             "The token endpoint gave no refresh token; ask for the offline_access scope.",
@@ -77,10 +77,19 @@ extension VaultError {
     }
 
     /// Discovery failed for `why`.
-    static func discoveryFailed(_ why: String, host: String? = nil, status: Int? = nil) -> VaultError {
+    /// - Parameters:
+    ///   - discovery: the discovery that failed, for another than the issuer's (`"SMART discovery"`).
+    ///   - check: the setting to check, for another than the issuer's (`"the FHIR base URL"`).
+    package static func discoveryFailed(
+        _ why: String,
+        host: String? = nil,
+        status: Int? = nil,
+        of discovery: String = "OpenID Connect discovery",
+        check: String = "the issuer URL"
+    ) -> VaultError {
         VaultError(
             .discoveryFailed,
-            "OpenID Connect discovery failed: \(why). Check the issuer URL.",
+            "\(discovery) failed: \(why). Check \(check).",
             origin: .issuer,
             host: host,
             httpStatus: status
@@ -89,7 +98,7 @@ extension VaultError {
 
     /// The issuer could not serve its discovery document now (HTTP 5xx, or 429): the server's failure, which
     /// says nothing about the configuration.
-    static func discoveryUnavailable(_ url: URL, status: Int) -> VaultError {
+    package static func discoveryUnavailable(_ url: URL, status: Int) -> VaultError {
         VaultError(
             .serverRefused,
             "The issuer at \(url.displayHost) could not serve its discovery document (HTTP \(status)): a failure of "
@@ -100,13 +109,13 @@ extension VaultError {
         )
     }
 
-    /// The OpenID Connect login failed for `why`.
-    static func openIDConnectFailed(_ why: String) -> VaultError {
-        VaultError(.openIDConnectFailed, "The OpenID Connect login failed: \(why).", origin: .issuer)
+    /// The OpenID Connect login failed for `why` (at `host`, when one server is to blame).
+    package static func openIDConnectFailed(_ why: String, host: String? = nil) -> VaultError {
+        VaultError(.openIDConnectFailed, "The OpenID Connect login failed: \(why).", origin: .issuer, host: host)
     }
 
     /// Revocation at logout failed for `why`; local data was cleared as asked.
-    static func revocationFailed(_ why: String, host: String? = nil, status: Int? = nil) -> VaultError {
+    package static func revocationFailed(_ why: String, host: String? = nil, status: Int? = nil) -> VaultError {
         VaultError(
             .revocationFailed,
             "Logged out here, but the issuer refused to revoke the refresh token: \(why). The token stays valid at "
@@ -118,7 +127,7 @@ extension VaultError {
     }
 
     /// The issuer offers no revocation endpoint: logged out here only.
-    static var revocationNotOffered: VaultError {
+    package static var revocationNotOffered: VaultError {
         VaultError(
             .revocationFailed,
             "Logged out here, but the issuer offers no revocation endpoint (RFC 7009), so the refresh token was not "
@@ -128,7 +137,7 @@ extension VaultError {
     }
 
     /// Revocation at logout got no answer; local data was cleared as asked. A network error.
-    static func revocationUnreachable(_ error: TransportError) -> VaultError {
+    package static func revocationUnreachable(_ error: TransportError) -> VaultError {
         let network = VaultError.network(error, service: "the issuer's revocation endpoint", origin: .issuer)
         return VaultError(
             network.kind,
@@ -140,7 +149,7 @@ extension VaultError {
     }
 
     /// The configuration is not usable for `why`.
-    static func invalidConfiguration(_ why: String) -> VaultError {
+    package static func invalidConfiguration(_ why: String) -> VaultError {
         VaultError(.invalidConfiguration, "The configuration is not usable: \(why).", origin: .local)
     }
 
@@ -153,7 +162,7 @@ extension VaultError {
 
 extension VaultError {
     /// The issuer refused or garbled a registration call (RFC 7591, RFC 7592); `why` in words, never a secret.
-    static func registrationFailed(_ why: String, host: String?, status: Int?) -> VaultError {
+    package static func registrationFailed(_ why: String, host: String?, status: Int?) -> VaultError {
         VaultError(
             .registrationFailed,
             "Dynamic client registration failed: \(why).",

@@ -49,7 +49,7 @@ extension VaultError {
     }
 
     /// A key service (or a ``KeyService`` implementation) that does not speak `version`.
-    static func keyServiceVersionUnsupported(_ version: KeyServiceVersion, host: String? = nil) -> VaultError {
+    package static func keyServiceVersionUnsupported(_ version: KeyServiceVersion, host: String? = nil) -> VaultError {
         VaultError(
             .invalidConfiguration,
             "The key service\(host.map { " at \($0)" } ?? "") does not offer key-service protocol \(version). "
@@ -61,7 +61,7 @@ extension VaultError {
 
     /// HTTP 409 to a v1 password check: the key speaks protocol v2, so the envelope's header, which says v1, was
     /// changed. Nothing was counted.
-    static func versionDowngrade(host: String?) -> VaultError {
+    package static func versionDowngrade(host: String?) -> VaultError {
         VaultError(
             .envelopeDidNotOpen,
             "The key service\(host.map { " at \($0)" } ?? "") says this key speaks protocol v2, but the envelope "
@@ -75,7 +75,7 @@ extension VaultError {
 
     /// HTTP 401 to a v2 proof: the password opened the envelope, but the key service did not take the proof (its
     /// nonce moved on meanwhile: other logins of this key reset it twice). Nothing was counted.
-    static func proofRefused(host: String?) -> VaultError {
+    package static func proofRefused(host: String?) -> VaultError {
         VaultError(
             .serverRefused,
             "The key service\(host.map { " at \($0)" } ?? "") did not accept the proof of the right password (other "
@@ -87,7 +87,7 @@ extension VaultError {
     }
 
     /// HTTP 401 to a password's secret.
-    static func wrongPassword(host: String?) -> VaultError {
+    package static func wrongPassword(host: String?) -> VaultError {
         VaultError(
             .wrongPassword,
             "Wrong password. Try again; the key locks after three wrong passwords in a row.",
@@ -98,7 +98,7 @@ extension VaultError {
     }
 
     /// The key service locked the key (or the third wrong password in a row just did).
-    static func keyLocked(host: String?) -> VaultError {
+    package static func keyLocked(host: String?) -> VaultError {
         VaultError(
             .keyLocked,
             "The key service says the key is locked (three wrong passwords in a row); not even the right password "
@@ -109,7 +109,7 @@ extension VaultError {
     }
 
     /// The third wrong password in a row on this device: worded as what this device knows.
-    static func keyLockedHere(host: String?) -> VaultError {
+    package static func keyLockedHere(host: String?) -> VaultError {
         VaultError(
             .keyLockedHere,
             "Wrong password, the third in a row on this device. The key service locks the key on the third, so it "
@@ -133,7 +133,7 @@ extension VaultError {
     }
 
     /// A key whose answer lacks the long secret that creating a key or device unlock needs.
-    static func noLongSecret(host: String?) -> VaultError {
+    package static func noLongSecret(host: String?) -> VaultError {
         VaultError(
             .unexpectedAnswer,
             "The key service\(host.map { " at \($0)" } ?? "") sent no long secret, which creating a key and device "
@@ -144,7 +144,7 @@ extension VaultError {
     }
 
     /// The key service's key does not fit the envelope (wrong id or size).
-    static var wrongKey: VaultError {
+    package static var wrongKey: VaultError {
         VaultError(
             .wrongKey,
             "The key service returned a key that does not fit this envelope. Check that the configured key service "

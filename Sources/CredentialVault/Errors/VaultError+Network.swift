@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 
 extension VaultError {
     /// No answer from `service` (`the key service`, `the issuer`): unreachable, or not in time.
@@ -31,10 +31,10 @@ extension VaultError {
     }
 
     /// A URL that would carry secrets in clear.
-    static func insecureURL(_ url: URL, role: String, origin: Origin) -> VaultError {
+    package static func insecureURL(_ url: URL, role: String, origin: Origin) -> VaultError {
         VaultError(
             .insecureURL,
-            "Refusing \(role) \(url.absoluteString.prefix(300)): secrets may only go over https, or plain http to a loopback "
+            "Refusing \(role) \(printable(url.absoluteString, limit: 300)): secrets may only go over https, or plain http to a loopback "
                 + "address (127.0.0.1 or [::1]; the name localhost is not trusted for this).",
             origin: origin,
             host: url.displayHost

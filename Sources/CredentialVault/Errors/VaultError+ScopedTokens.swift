@@ -1,8 +1,8 @@
-import Foundation
+package import Foundation
 
 extension VaultError {
     /// The issuer answered `invalid_target` (RFC 8707 section 2) to a request for `resource`; `words` are its own.
-    static func resourceRefused(_ resource: String?, saying words: String?, host: String) -> VaultError {
+    package static func resourceRefused(_ resource: String?, saying words: String?, host: String) -> VaultError {
         let named = resource.map { " \(printable($0, limit: 200))" } ?? ""
         let said = words.map { printable($0, limit: 200) }.flatMap { $0.isEmpty ? nil : " The issuer said: \"\($0)\"." }
         return VaultError(
@@ -16,7 +16,7 @@ extension VaultError {
     }
 
     /// A resource indicator that is not an absolute URL without a fragment (RFC 8707 section 2).
-    static func resourceNotUsable(_ resource: URL) -> VaultError {
+    package static func resourceNotUsable(_ resource: URL) -> VaultError {
         VaultError(
             .resourceRefused,
             "The resource \(printable(resource.absoluteString, limit: 200)) is not usable: RFC 8707 asks for an "

@@ -2,7 +2,7 @@ import Foundation
 
 extension VaultError {
     /// The user's login was ended on this device by a logout: the envelope is there, its refresh token is not.
-    static func loggedOut(userId: String) -> VaultError {
+    package static func loggedOut(userId: String) -> VaultError {
         VaultError(
             .notRegistered,
             "No login is stored for user '\(userId)': it was logged out on this device. Log in with OpenID Connect "
@@ -12,7 +12,7 @@ extension VaultError {
     }
 
     /// No envelope for `userId` (empty when no user is stored at all).
-    static func notRegistered(userId: String) -> VaultError {
+    package static func notRegistered(userId: String) -> VaultError {
         VaultError(
             .notRegistered,
             userId.isEmpty
@@ -23,7 +23,7 @@ extension VaultError {
     }
 
     /// Device unlock is off or refused.
-    static func deviceUnlockFailed(_ why: String) -> VaultError {
+    package static func deviceUnlockFailed(_ why: String) -> VaultError {
         VaultError(
             .deviceUnlockFailed,
             "Device unlock failed: \(why). Log in with the password instead.",
@@ -32,7 +32,7 @@ extension VaultError {
     }
 
     /// The stored login belongs elsewhere.
-    static func bindingMismatch(userId: String, _ differences: [String]) -> VaultError {
+    package static func bindingMismatch(userId: String, _ differences: [String]) -> VaultError {
         VaultError(
             .bindingMismatch,
             "The login stored for '\(userId)' belongs to another place than this configuration: "
@@ -44,17 +44,17 @@ extension VaultError {
     }
 
     /// An empty password, or a new one under the minimum length.
-    static func invalidPassword(_ why: String) -> VaultError {
+    package static func invalidPassword(_ why: String) -> VaultError {
         VaultError(.invalidPassword, "The password is not usable: \(why).", origin: .local)
     }
 
     /// The user id is not one.
-    static var invalidUserId: VaultError {
+    package static var invalidUserId: VaultError {
         VaultError(.invalidUserId, "The user id must be between 1 and 1024 bytes of UTF-8.", origin: .local)
     }
 
     /// The envelope did not open with the key the password and the key service gave.
-    static var envelopeDidNotOpen: VaultError {
+    package static var envelopeDidNotOpen: VaultError {
         VaultError(
             .envelopeDidNotOpen,
             "The stored refresh token did not open: the envelope was changed or belongs to another key. Log in with "
@@ -64,7 +64,7 @@ extension VaultError {
     }
 
     /// `path` is open to other users.
-    static func permissionsTooOpen(path: String, mode: UInt32) -> VaultError {
+    package static func permissionsTooOpen(path: String, mode: UInt32) -> VaultError {
         VaultError(
             .permissionsTooOpen,
             "Refusing to use \(path): its mode is \(String(mode, radix: 8)), which lets other users read or change it. "
@@ -74,12 +74,12 @@ extension VaultError {
     }
 
     /// `path` belongs to another user.
-    static func wrongOwner(path: String) -> VaultError {
+    package static func wrongOwner(path: String) -> VaultError {
         VaultError(.wrongOwner, "Refusing to use \(path): it belongs to another user.", origin: .store)
     }
 
     /// A record of a newer format, left untouched.
-    static func unsupportedFormat(path: String, format: String) -> VaultError {
+    package static func unsupportedFormat(path: String, format: String) -> VaultError {
         VaultError(
             .unsupportedFormat,
             "\(path) holds a record of format '\(format)', which this version cannot read; it was left untouched. "
@@ -89,7 +89,7 @@ extension VaultError {
     }
 
     /// A damaged record, left untouched.
-    static func damagedRecord(path: String, _ why: String) -> VaultError {
+    package static func damagedRecord(path: String, _ why: String) -> VaultError {
         VaultError(
             .damagedRecord,
             "\(path) is damaged (\(why)); it was left untouched. Remove it to log in again with OpenID Connect.",
@@ -98,23 +98,23 @@ extension VaultError {
     }
 
     /// A stored record that is intact but not what it should be.
-    static func unexpectedRecord(_ why: String) -> VaultError {
+    package static func unexpectedRecord(_ why: String) -> VaultError {
         VaultError(.damagedRecord, "The stored data is not usable: \(why).", origin: .store)
     }
 
     /// A file-system call failed.
-    static func fileSystem(_ operation: String, path: String, _ why: String) -> VaultError {
+    package static func fileSystem(_ operation: String, path: String, _ why: String) -> VaultError {
         VaultError(.fileSystemFailed, "Could not \(operation) \(path): \(why).", origin: .store)
     }
 
     /// The file-system call that just failed, with the system's words for `errno`.
-    static func fileSystem(_ operation: String, path: String) -> VaultError {
+    package static func fileSystem(_ operation: String, path: String) -> VaultError {
         fileSystem(operation, path: path, String(cString: strerror(errno)))
     }
 
     /// The store could not take the space of a new envelope before a refresh: nothing was sent, the login is kept.
     /// `errorNumber` is the errno of the failed call.
-    static func storeCannotReserve(directory: String, bytes: Int, errorNumber: Int32) -> VaultError {
+    package static func storeCannotReserve(directory: String, bytes: Int, errorNumber: Int32) -> VaultError {
         let why = String(cString: strerror(errorNumber))
         let remedy =
             switch errorNumber {
@@ -132,7 +132,7 @@ extension VaultError {
     }
 
     /// Another process held the lock at `path` past the wait.
-    static func lockTimeout(path: String, waited: Duration) -> VaultError {
+    package static func lockTimeout(path: String, waited: Duration) -> VaultError {
         VaultError(
             .lockTimeout,
             "Another process held the lock \(path) for longer than \(waited.formatted(.units(allowed: [.seconds, .milliseconds]))); "
@@ -142,12 +142,12 @@ extension VaultError {
     }
 
     /// The wait was cancelled.
-    static var cancelled: VaultError {
+    package static var cancelled: VaultError {
         VaultError(.cancelled, "Cancelled while waiting.", origin: .local)
     }
 
     /// Argon2id or the AEAD failed.
-    static func cryptoFailed(_ why: String) -> VaultError {
+    package static func cryptoFailed(_ why: String) -> VaultError {
         VaultError(.cryptoFailed, "Key derivation or encryption failed: \(why).", origin: .local)
     }
 }

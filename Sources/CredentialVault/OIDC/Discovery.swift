@@ -1,8 +1,8 @@
-import Foundation
+package import Foundation
 import Logging
 
 /// Fetches and checks discovery documents: OpenID Connect Discovery 1.0, then RFC 8414 for what it omits.
-struct Discovery: Sendable {
+package struct Discovery: Sendable {
     let transport: any HTTPTransport
     let timeout: TimeInterval
     let logger: Logger
@@ -125,13 +125,27 @@ struct Discovery: Sendable {
         return trimmed(text) == trimmed(issuer.absoluteString)
     }
 
-    /// A discovered endpoint: absent is nil; present, it must be a URL secrets may go to.
+    /// A discovered endpoint of the issuer's: absent is nil; present, it must be a URL secrets may go to.
     static func endpoint(_ text: String?, _ name: String) throws(VaultError) -> URL? {
+        try endpoint(text, name, notAURL: .discoveryFailed("its \(name) is not a URL"))
+    }
+
+    /// A discovered endpoint, of any discovery (the issuer's, SMART's): absent is nil; present, it must be an
+    /// absolute URL with a host, and one secrets may go to (``requireSecure(_:_:)``).
+    /// - Parameter notAURL: the error when `text` is not such a URL, in the words of the discovery that read it.
+    package static func endpoint(
+        _ text: String?,
+        _ name: String,
+        notAURL: @autoclosure () -> VaultError
+    ) throws(VaultError) -> URL? {
         guard let text else { return nil }
-        guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
-            throw .discoveryFailed("its \(name) is not a URL")
-        }
-        guard url.isSecureOrLoopback else { throw .insecureURL(url, role: "the discovered \(name)", origin: .issuer) }
+        guard let url = URL(string: text), url.scheme != nil, url.host != nil else { throw notAURL() }
+        try requireSecure(url, name)
         return url
+    }
+
+    /// The rule for every discovered endpoint: https, or plain http to a loopback address (`URL.isSecureOrLoopback`).
+    package static func requireSecure(_ url: URL, _ name: String) throws(VaultError) {
+        guard url.isSecureOrLoopback else { throw .insecureURL(url, role: "the discovered \(name)", origin: .issuer) }
     }
 }

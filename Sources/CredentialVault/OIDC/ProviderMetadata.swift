@@ -68,9 +68,7 @@ public struct ProviderMetadata: Sendable, Equatable {
             (endSessionEndpoint, "end_session_endpoint"), (registrationEndpoint, "registration_endpoint"),
             (deviceAuthorizationEndpoint, "device_authorization_endpoint"), (jwksURI, "jwks_uri"),
         ]
-        for case (let url?, let name) in endpoints where !url.isSecureOrLoopback {
-            throw .insecureURL(url, role: "the discovered \(name)", origin: .issuer)
-        }
+        for case (let url?, let name) in endpoints { try Discovery.requireSecure(url, name) }
         self.issuer = issuer
         self.issuerIdentifier = issuerIdentifier
         self.authorizationEndpoint = authorizationEndpoint

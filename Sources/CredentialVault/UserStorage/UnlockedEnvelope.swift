@@ -20,7 +20,7 @@ struct UnlockedEnvelope: Sendable {
     /// The key service's long secret for device unlock, when it sent one.
     let longSecret: SecureBytes?
     /// The envelope file's bytes as read by the password unlock that opened them with ``dataKey`` (nil after a new
-    /// key, an upgrade or device unlock): ``UserStorage/verifiedEnvelope(in:)`` finds the same bytes on disk checked
+    /// key, an upgrade or device unlock): ``UserStorage/verifiedEnvelope(in:under:)`` finds the same bytes on disk checked
     /// already. Not secret: the file's own bytes.
     var openedBytes: Data?
     /// How long the password steps took (for ``Auth/lastLoginTimings``); nil after device unlock or a new key.

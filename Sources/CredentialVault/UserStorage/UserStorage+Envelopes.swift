@@ -38,7 +38,8 @@ extension UserStorage {
     func upgrade(
         _ old: Envelope,
         wrapKey: SecureBytes,
-        key: KeyServiceKey
+        key: KeyServiceKey,
+        under held: borrowing HeldSessionLock
     ) throws(VaultError) -> (refreshToken: RefreshToken, envelope: UnlockedEnvelope) {
         let token = try crypto(.envelopeDidNotOpen) { () throws(CryptoError) in
             try old.open(dataKey: try EnvelopeKeys.version1DataKey(wrapKey: wrapKey, serverKey: key.key))
@@ -76,7 +77,7 @@ extension UserStorage {
             // The version 1 device file holds password-derived bytes: it is replaced, or removed when it
             // cannot be replaced.
             if unlocked.longSecret != nil {
-                try enableDeviceUnlock(unlocked)
+                try enableDeviceUnlock(unlocked, under: held)
             } else {
                 try deviceSecrets.remove(for: old.userId)
             }
@@ -86,7 +87,7 @@ extension UserStorage {
     }
 
     /// Removes the envelope's device box, if any (device unlock off).
-    func removeDeviceBox(userId: String) throws(VaultError) {
+    func removeDeviceBox(userId: String, under held: borrowing HeldSessionLock) throws(VaultError) {
         let name = StoreFile.envelope.name(userId: userId)
         try store.withLock { () throws(VaultError) in
             guard let data = try store.read(name) else { return }
@@ -123,8 +124,8 @@ extension UserStorage {
     }
 
     /// Erases the refresh token from the user's envelope (``Envelope/erasingToken(now:)``): the user stays listed,
-    /// the key and device unlock stay, and no login opens from it any more. The caller holds the session lock.
-    func eraseRefreshToken(userId: String) throws(VaultError) {
+    /// the key and device unlock stay, and no login opens from it any more.
+    func eraseRefreshToken(userId: String, under held: borrowing HeldSessionLock) throws(VaultError) {
         try Self.validate(userId: userId)
         let name = StoreFile.envelope.name(userId: userId)
         try store.withLock { () throws(VaultError) in

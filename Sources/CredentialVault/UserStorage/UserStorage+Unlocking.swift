@@ -4,20 +4,28 @@ import VaultCrypto
 
 /// The seam ``Auth`` uses: unlocking an envelope once, then sealing rotated tokens with what it holds.
 ///
-/// None of these takes the session lock: the caller holds it (``Auth`` across a whole login or refresh, the
-/// public methods of ``UserStorage`` around each call).
+/// None of these takes the session lock: each asks for the ``HeldSessionLock`` the caller holds
+/// (``withSessionLock(isolation:_:)``: ``Auth`` around a whole login or refresh, the public methods of ``UserStorage``
+/// around each call).
 extension UserStorage {
     /// Opens the user's envelope with `password`: one Argon2id and one counted key-service attempt. A
     /// version 1 envelope is rewritten as version 2 on the way.
     func unlock(
         userId: String,
-        password: String
+        password: String,
+        under held: borrowing HeldSessionLock
     ) async throws(VaultError) -> (refreshToken: RefreshToken, envelope: UnlockedEnvelope) {
         var unused: Result<StoreReservation, VaultError>?
-        return try await unlock(userId: userId, password: password, reservingSpace: false, reservation: &unused)
+        return try await unlock(
+            userId: userId,
+            password: password,
+            reservingSpace: false,
+            reservation: &unused,
+            under: held
+        )
     }
 
-    /// ``unlock(userId:password:)``; with `reservingSpace`, a v1 key's unlock also takes the space of the envelope
+    /// ``unlock(userId:password:under:)``; with `reservingSpace`, a v1 key's unlock also takes the space of the envelope
     /// the login will write (``reserveEnvelopeSpace()``) while the key service answers, and leaves the outcome in
     /// `reservation` for ``Auth`` to use before it sends the refresh. The fsync'd reservation waits on the disk while
     /// the call waits on the network; it starts after Argon2id, so no step of it hides in the key derivation.
@@ -25,7 +33,8 @@ extension UserStorage {
         userId: String,
         password: String,
         reservingSpace: Bool,
-        reservation: inout Result<StoreReservation, VaultError>?
+        reservation: inout Result<StoreReservation, VaultError>?,
+        under held: borrowing HeldSessionLock
     ) async throws(VaultError) -> (refreshToken: RefreshToken, envelope: UnlockedEnvelope) {
         guard !password.isEmpty else { throw .invalidPassword("it is empty") }
         let (envelope, bytes) = try requireEnvelopeFile(userId: userId)
@@ -60,7 +69,7 @@ extension UserStorage {
         reservation = await reserved
         guard key.keyId == envelope.keyId else { throw VaultError.wrongKey }
         if envelope.isVersion1 {
-            opened = try upgrade(envelope, wrapKey: wrapKey, key: key)
+            opened = try upgrade(envelope, wrapKey: wrapKey, key: key, under: held)
         } else {
             let dataKey = try crypto(.envelopeDidNotOpen) { () throws(CryptoError) in
                 try envelope.dataKey(passwordKey: try EnvelopeKeys.password(wrapKey: wrapKey, serverKey: key.key))
@@ -75,7 +84,8 @@ extension UserStorage {
 
     /// Opens the user's envelope with the device secret: no password, one counted key-service attempt.
     func unlockViaDeviceUnlock(
-        userId: String
+        userId: String,
+        under held: borrowing HeldSessionLock
     ) async throws(VaultError) -> (refreshToken: RefreshToken, envelope: UnlockedEnvelope) {
         let envelope = try requireEnvelope(userId: userId)
         guard let blob = try deviceSecrets.load(for: userId) else {
@@ -115,13 +125,13 @@ extension UserStorage {
                 throw refused
             }
             if envelope.isVersion1 {
-                opened = try upgrade(envelope, wrapKey: wrapKey, key: key)
+                opened = try upgrade(envelope, wrapKey: wrapKey, key: key, under: held)
             } else {
                 let dataKey = try crypto(refused) { () throws(CryptoError) in
                     try envelope.dataKey(passwordKey: try EnvelopeKeys.password(wrapKey: wrapKey, serverKey: key.key))
                 }
                 opened = try open(envelope, dataKey: dataKey, key: key)
-                try enableDeviceUnlock(opened.envelope)
+                try enableDeviceUnlock(opened.envelope, under: held)
             }
         default:
             throw .deviceUnlockFailed("its stored secret has a format this version cannot read; enable it again")
@@ -135,7 +145,8 @@ extension UserStorage {
     /// written atomically. Turns device unlock off (it belonged to the old key).
     func sealUnderNewPassword(
         _ refreshToken: RefreshToken,
-        password: String
+        password: String,
+        under held: borrowing HeldSessionLock
     ) async throws(VaultError) -> UnlockedEnvelope {
         try Self.validate(userId: refreshToken.userId)
         try checkNewPassword(password)
@@ -193,18 +204,14 @@ extension UserStorage {
         )
     }
 
-    /// Holds the store's session lock until the returned lock is released (see ``SessionLock``).
-    func sessionLock() async throws(VaultError) -> AdvisoryLock {
-        try await SessionLock.acquire(in: store)
-    }
-
     /// The envelope on disk now and the refresh token it holds, opened (and so checked, header included)
     /// with the unlocked data key, no password, no key service: another process may have rotated the token
     /// since this session began.
     func storedRefreshToken(
-        in unlocked: UnlockedEnvelope
+        in unlocked: UnlockedEnvelope,
+        under held: borrowing HeldSessionLock
     ) throws(VaultError) -> (refreshToken: RefreshToken, envelope: Envelope) {
-        let envelope = try verifiedEnvelope(in: unlocked)
+        let envelope = try verifiedEnvelope(in: unlocked, under: held)
         guard let token = try? envelope.openToken(dataKey: unlocked.dataKey) else { throw .envelopeDidNotOpen }
         return (token, envelope)
     }
@@ -212,7 +219,10 @@ extension UserStorage {
     /// The envelope on disk now, checked to be the one `unlocked` opened (same key id) and unchanged in any
     /// byte its data key authenticates. Read before a refresh, so that after the answer only sealing and
     /// the write remain.
-    func verifiedEnvelope(in unlocked: UnlockedEnvelope) throws(VaultError) -> Envelope {
+    func verifiedEnvelope(
+        in unlocked: UnlockedEnvelope,
+        under held: borrowing HeldSessionLock
+    ) throws(VaultError) -> Envelope {
         let name = StoreFile.envelope.name(userId: unlocked.userId)
         let data = try store.withLock { () throws(VaultError) -> Data in
             guard let data = try store.read(name) else { throw .notRegistered(userId: unlocked.userId) }
@@ -253,13 +263,14 @@ extension UserStorage {
         }
     }
 
-    /// Seals `refreshToken` and its context into `envelope` (read by ``verifiedEnvelope(in:)`` under the same session lock)
+    /// Seals `refreshToken` and its context into `envelope` (read by ``verifiedEnvelope(in:under:)`` under the same session lock)
     /// and writes it, through `reservation` when given: no other work between the token's arrival and the fsync.
     func persist(
         _ refreshToken: RefreshToken,
         onto envelope: Envelope,
         in unlocked: UnlockedEnvelope,
-        reservation: StoreReservation? = nil
+        reservation: StoreReservation? = nil,
+        under held: borrowing HeldSessionLock
     ) throws(VaultError) {
         guard refreshToken.userId == unlocked.userId else {
             throw .unexpectedRecord("the token belongs to another user")
@@ -279,17 +290,21 @@ extension UserStorage {
     }
 
     /// Re-reads and checks the envelope, then seals `refreshToken` into it.
-    func persist(_ refreshToken: RefreshToken, in unlocked: UnlockedEnvelope) throws(VaultError) {
-        try persist(refreshToken, onto: try verifiedEnvelope(in: unlocked), in: unlocked)
+    func persist(
+        _ refreshToken: RefreshToken,
+        in unlocked: UnlockedEnvelope,
+        under held: borrowing HeldSessionLock
+    ) throws(VaultError) {
+        try persist(refreshToken, onto: try verifiedEnvelope(in: unlocked, under: held), in: unlocked, under: held)
     }
 
     /// Turns device unlock on from an unlocked envelope: a random device key seals the data key in the
     /// envelope's device box, and the device keeps that key with the long secret. No Argon2id, no key
     /// service, no password-derived byte.
-    func enableDeviceUnlock(_ unlocked: UnlockedEnvelope) throws(VaultError) {
+    func enableDeviceUnlock(_ unlocked: UnlockedEnvelope, under held: borrowing HeldSessionLock) throws(VaultError) {
         guard let longSecret = unlocked.longSecret?.utf8String() else { throw .noLongSecret(host: nil) }
         let deviceKey = XChaCha20Poly1305.generateKey()
-        let envelope = try verifiedEnvelope(in: unlocked)
+        let envelope = try verifiedEnvelope(in: unlocked, under: held)
         let updated = try crypto(.cryptoFailed("sealing the device box failed")) { () throws(CryptoError) in
             try envelope.withDeviceWrap(
                 dataKey: unlocked.dataKey,

@@ -88,8 +88,8 @@ public actor UserStorage {
         _ refreshToken: RefreshToken,
         withNewPassword password: String
     ) async throws(VaultError) {
-        try await withSessionLock { () async throws(VaultError) in
-            _ = try await sealUnderNewPassword(refreshToken, password: password)
+        try await withSessionLock { (held) async throws(VaultError) in
+            _ = try await sealUnderNewPassword(refreshToken, password: password, under: held)
         }
     }
 
@@ -99,17 +99,17 @@ public actor UserStorage {
         _ refreshToken: RefreshToken,
         withExistingPassword password: String
     ) async throws(VaultError) {
-        try await withSessionLock { () async throws(VaultError) in
-            let (_, envelope) = try await unlock(userId: refreshToken.userId, password: password)
-            try persist(refreshToken, in: envelope)
+        try await withSessionLock { (held) async throws(VaultError) in
+            let (_, envelope) = try await unlock(userId: refreshToken.userId, password: password, under: held)
+            try persist(refreshToken, in: envelope, under: held)
         }
     }
 
     /// Opens the user's refresh token with `password`.
     /// - Throws: ``VaultError``; ask `isWrongPassword` (the key service said 401) and `isKeyLocked`.
     public func getStoredRefreshToken(userId: String, password: String) async throws(VaultError) -> RefreshToken {
-        try await withSessionLock { () async throws(VaultError) in
-            try await unlock(userId: userId, password: password).refreshToken
+        try await withSessionLock { (held) async throws(VaultError) in
+            try await unlock(userId: userId, password: password, under: held).refreshToken
         }
     }
 
@@ -121,11 +121,11 @@ public actor UserStorage {
         to newPassword: String
     ) async throws(VaultError) {
         try checkNewPassword(newPassword)
-        try await withSessionLock { () async throws(VaultError) in
-            let (token, _) = try await unlock(userId: userId, password: oldPassword)
+        try await withSessionLock { (held) async throws(VaultError) in
+            let (token, _) = try await unlock(userId: userId, password: oldPassword, under: held)
             let hadDeviceUnlock = hasDeviceUnlock(userId: userId)
-            let created = try await sealUnderNewPassword(token, password: newPassword)
-            if hadDeviceUnlock { try enableDeviceUnlock(created) }
+            let created = try await sealUnderNewPassword(token, password: newPassword, under: held)
+            if hadDeviceUnlock { try enableDeviceUnlock(created, under: held) }
         }
     }
 
@@ -162,7 +162,7 @@ public actor UserStorage {
     /// Deletes everything of `userId`: the envelope and the device-unlock secret. Nothing of the user
     /// remains in the store directory.
     public func clear(userId: String) async throws(VaultError) {
-        try await withSessionLock { () async throws(VaultError) in
+        try await withSessionLock { (_) async throws(VaultError) in
             try deviceSecrets.remove(for: userId)
             try store.withLock { () throws(VaultError) in
                 // A temporary file left by a killed writer may hold this user's envelope.
@@ -175,7 +175,7 @@ public actor UserStorage {
 
     /// Wrong passwords in a row this device has seen for `userId` since the last success (0 when none).
     /// The key service counts too, and its word is the one that locks; this is what is known here.
-    public func consecutiveWrongPasswords(userId: String) -> Int {
+    package func consecutiveWrongPasswords(userId: String) -> Int {
         guard let data = try? store.read(StoreFile.attempts.name(userId: userId)) else { return 0 }
         return AttemptCount(String(decoding: data, as: UTF8.self)).count
     }
@@ -198,17 +198,17 @@ public actor UserStorage {
     /// With a session open, ``Auth/enableDeviceUnlock()`` does the same without a second Argon2id or
     /// key-service call.
     public func enableDeviceUnlock(userId: String, password: String) async throws(VaultError) {
-        try await withSessionLock { () async throws(VaultError) in
-            let (_, envelope) = try await unlock(userId: userId, password: password)
-            try enableDeviceUnlock(envelope)
+        try await withSessionLock { (held) async throws(VaultError) in
+            let (_, envelope) = try await unlock(userId: userId, password: password, under: held)
+            try enableDeviceUnlock(envelope, under: held)
         }
     }
 
     /// Turns device unlock off: forgets its secret and removes the envelope's device box.
     public func disableDeviceUnlock(userId: String) async throws(VaultError) {
-        try await withSessionLock { () async throws(VaultError) in
+        try await withSessionLock { (held) async throws(VaultError) in
             try deviceSecrets.remove(for: userId)
-            try removeDeviceBox(userId: userId)
+            try removeDeviceBox(userId: userId, under: held)
         }
     }
 
@@ -220,15 +220,19 @@ public actor UserStorage {
     /// Opens the user's refresh token with the device secret instead of the password.
     /// - Throws: ``VaultError``; `isDeviceUnlockFailed` when it is off or refused, `isKeyLocked` when locked.
     public func getStoredRefreshTokenViaDeviceUnlock(userId: String) async throws(VaultError) -> RefreshToken {
-        try await withSessionLock { () async throws(VaultError) in
-            try await unlockViaDeviceUnlock(userId: userId).refreshToken
+        try await withSessionLock { (held) async throws(VaultError) in
+            try await unlockViaDeviceUnlock(userId: userId, under: held).refreshToken
         }
     }
 
-    /// Runs `body` holding the store's session lock.
-    private func withSessionLock<T>(_ body: () async throws(VaultError) -> T) async throws(VaultError) -> T {
-        let lock = try await sessionLock()
-        defer { withExtendedLifetime(lock) {} }
-        return try await body()
+    /// Runs `body` holding the store's session lock, on the caller's isolation (``Auth``'s for a login or a refresh,
+    /// this actor's for the calls above), with the ``HeldSessionLock`` that the steps of a login ask for; the lock is
+    /// released when `body` returns. Waits for another process's session up to a minute.
+    /// - Throws: ``VaultError``: `.lockTimeout`, `.cancelled`, a file-system error; or what `body` throws.
+    func withSessionLock<T>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (borrowing HeldSessionLock) async throws(VaultError) -> T
+    ) async throws(VaultError) -> T {
+        try await HeldSessionLock.holding(in: store, body)
     }
 }

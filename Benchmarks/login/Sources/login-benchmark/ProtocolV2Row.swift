@@ -1,4 +1,4 @@
-import CredentialVault
+@_spi(LoginTimings) import CredentialVault
 import Foundation
 import KeyServiceMock
 

@@ -22,7 +22,7 @@ struct BackendServices: Sendable {
 
     /// A backend client with its keys by `kid`.
     private struct Registration: Sendable {
-        let client: SMARTBackendClient
+        let client: RegisteredBackendClient
         let keys: [String: JWK]
     }
 
@@ -36,7 +36,7 @@ struct BackendServices: Sendable {
     ///   a set that is not a JWK Set, has no keys, a key without `kid` or with a private part, a key that is
     ///   neither RSA (2048 bits or more) nor EC on P-256 or P-384, or an `alg` that does not fit the key.
     init(
-        _ clients: [SMARTBackendClient],
+        _ clients: [RegisteredBackendClient],
         rules: ClientAssertionRules = ClientAssertionRules()
     ) throws(KeyServiceMockError) {
         self.rules = rules
@@ -54,7 +54,7 @@ struct BackendServices: Sendable {
         self.registrations = registrations
     }
 
-    private static func keys(of client: SMARTBackendClient) throws(KeyServiceMockError) -> [String: JWK] {
+    private static func keys(of client: RegisteredBackendClient) throws(KeyServiceMockError) -> [String: JWK] {
         do {
             return try keys(ofJWKS: client.jwks)
         } catch {
@@ -158,7 +158,7 @@ struct BackendServices: Sendable {
         clientIdField: String?,
         tokenEndpoint: String,
         now: Date
-    ) async throws(RequestRefusal) -> SMARTBackendClient {
+    ) async throws(RequestRefusal) -> RegisteredBackendClient {
         let clientId = try await verify(
             assertion: assertion,
             clientIdField: clientIdField,

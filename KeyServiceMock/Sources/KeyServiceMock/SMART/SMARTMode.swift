@@ -33,8 +33,8 @@ public struct SMARTMode: Sendable {
     /// assertion its JWK Set verifies, for `system/` scopes. With at least one, discovery lists
     /// `client_credentials`, `private_key_jwt` and the capability `client-confidential-asymmetric`; with none,
     /// the grant is unsupported and discovery does not mention it. ``grantedScope`` does not apply to them:
-    /// ``SMARTBackendClient/grantedScope`` does.
-    public var backendClients: [SMARTBackendClient] = []
+    /// ``RegisteredBackendClient/grantedScope`` does.
+    public var backendClients: [RegisteredBackendClient] = []
     /// How strictly `private_key_jwt` assertions (of backend and registered clients) are checked: by default four
     /// algorithms, and the endpoint called taken as `aud` besides the token endpoint; ``ClientAssertionRules/smart``
     /// is SMART's text to the letter (RS384 or ES384, `aud` the token endpoint everywhere). A `kid` is always

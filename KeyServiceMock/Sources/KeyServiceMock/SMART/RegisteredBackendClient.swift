@@ -1,10 +1,11 @@
-/// A SMART Backend Services client: a confidential client that authenticates with a `private_key_jwt`
-/// assertion signed by one of the keys of its JWK Set, and asks for `system/` scopes with a
-/// `client_credentials` grant.
+/// A SMART Backend Services client as the mock's authorization server registers it: a confidential client that
+/// authenticates with a `private_key_jwt` assertion signed by one of the keys of its JWK Set, and asks for
+/// `system/` scopes with a `client_credentials` grant. (The client side of the same grant is CredentialVaultSMART's
+/// `SMARTBackendClient`.)
 ///
 /// Configure it in ``SMARTMode/backendClients``; the `keyservice-mock` executable takes
 /// `--smart-backend-client ID=JWKS_FILE`.
-public struct SMARTBackendClient: Sendable {
+public struct RegisteredBackendClient: Sendable {
     /// The client id: the assertion's `iss` and `sub`.
     public var clientId: String
     /// The client's public keys, as a JWK Set in JSON text (`{"keys":[...]}`).
