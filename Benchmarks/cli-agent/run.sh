@@ -123,14 +123,14 @@ for _ in range(direct_runs):
 floor = statistics.median(times[floor_row[0]])
 print()
 print(f"median of {runs} interleaved runs each (token --no-agent: {direct_runs} runs), release build")
-print(f"{floor_row[0]:<46}{floor:8.1f} ms   1.00x")
+print(f"{floor_row[0]:<52}{floor:8.1f} ms   1.00x")
 for label, *_ in served:
     median = statistics.median(times[label])
-    print(f"{label + ', agent':<46}{median:8.1f} ms {median / floor:6.2f}x   (goal: within 1.25x)")
+    print(f"{label + ', agent':<52}{median:8.1f} ms {median / floor:6.2f}x   (goal: within 1.25x)")
 median = statistics.median(times[whole_fhir[0]])
-print(f"{whole_fhir[0] + ', agent':<46}{median:8.1f} ms {median / floor:6.2f}x   (token part above; the GET is not)")
+print(f"{whole_fhir[0] + ', agent':<52}{median:8.1f} ms {median / floor:6.2f}x   (token part above; the GET is not)")
 median = statistics.median(direct)
-print(f"{'credential-vault token --no-agent (stdin)':<46}{median:8.1f} ms {median / floor:6.2f}x")
+print(f"{'credential-vault token --no-agent (stdin)':<52}{median:8.1f} ms {median / floor:6.2f}x")
 PY
 
 # Register, each agent's unlock and the --no-agent runs each reached the token endpoint: a log without them would
