@@ -212,8 +212,9 @@ bench-heartbeat: deps
 bench-kill: deps
 	SWIFT=$(SWIFT) RELEASE_SCRATCH=$(RELEASE_SCRATCH) Benchmarks/kill-window/run.sh $(KILLS)
 
-# `credential-vault token` served by `credential-vault agent` next to `credential-vault --version` (the floor) and next to a password unlock, medians
-# from one run, and the token-endpoint requests 100 agent-backed calls cause while the token is fresh; release build.
+# Every entry point `credential-vault agent` serves (token, git-credential, kubectl-credential, docker-credential, fhir get)
+# next to `credential-vault --version` (the floor) and next to a password unlock, medians from one run, and the
+# token-endpoint requests 100 agent-backed calls of each cause while the token is fresh; release build.
 .PHONY: bench-cli
 bench-cli: deps
 	SWIFT=$(SWIFT) RELEASE_SCRATCH=$(RELEASE_SCRATCH) Benchmarks/cli-agent/run.sh $(RUNS)

@@ -22,8 +22,8 @@ struct VaultCommand: AsyncParsableCommand {
             each effective value and where it came from.
 
             AGENT: `credential-vault agent` asks for the password once and leaves a background process that keeps the \
-            session in memory, behind a Unix socket only you can use; `credential-vault token`, `credential-vault whoami` and \
-            `credential-vault exec` then need no password while it runs (10 minutes idle or 2 hours at most by default), \
+            session in memory, behind a Unix socket only you can use; `credential-vault token`, `credential-vault whoami`, \
+            `credential-vault exec` and `credential-vault fhir get` then need no password while it runs (10 minutes idle or 2 hours at most by default), \
             and `credential-vault lock` ends it.
 
             HELPERS: git, kubectl and docker ask for tokens themselves through `credential-vault git-credential` \
@@ -56,10 +56,19 @@ struct VaultCommand: AsyncParsableCommand {
     )
 
     /// The entry point: the process is hardened (no core files) before any argument is parsed or secret read, and
-    /// SIGINT, SIGTERM and SIGHUP wait while a rotated refresh token is on its way to disk.
+    /// SIGINT, SIGTERM and SIGHUP wait while a rotated refresh token is on its way to disk. The commands other
+    /// programs call often are parsed on their own (``HotCommand``), everything else from here.
     static func main() async {
         ProcessHardening.apply()
         TerminationSignals.install()
+        if var command = await HotCommand.parse(Array(CommandLine.arguments.dropFirst())) {
+            do {
+                try await command.run()
+            } catch {
+                exit(withError: error)
+            }
+            return
+        }
         await main(nil)
     }
 }

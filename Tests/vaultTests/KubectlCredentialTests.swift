@@ -1,3 +1,4 @@
+import CredentialVault
 import Foundation
 import Testing
 
@@ -59,6 +60,14 @@ struct KubectlCredentialTests {
                     let date = try #require(formatter.date(from: expiry), "RFC 3339: \(expiry)")
                     #expect(date > Date(), "the token is not expired")
                     #expect(expiry.hasSuffix("Z"))
+                    let exp = try #require(try JWT(token: token).expireDate)
+                    #expect(
+                        expiry
+                            == formatter.string(
+                                from: Date(timeIntervalSince1970: exp.timeIntervalSince1970.rounded(.down))
+                            ),
+                        "the token's exp, in whole seconds, UTC"
+                    )
                 }
                 let unknown = try await sandbox.run(
                     ["kubectl-credential"],

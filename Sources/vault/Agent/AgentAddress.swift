@@ -73,23 +73,23 @@ struct AgentAddress: Sendable {
 
     /// Refuses a directory that is a symlink, not ours, or open to others.
     func checkDirectory() throws {
-        let attributes: [FileAttributeKey: Any]
+        let info: FileStatus
         do {
-            // attributesOfItem reads the link itself (lstat), not where a symlink points.
-            attributes = try FileManager.default.attributesOfItem(atPath: directory.path)
+            // lstat: the link itself, not where a symlink points. FileStatus, not FileManager: every command that asks
+            // an agent checks this, and FileManager's attributes look up the owner's and group's names too.
+            info = try FileStatus(path: directory.path, followingSymbolicLinks: false)
         } catch {
-            throw CLIError.other("cannot read \(directory.path): \(error.localizedDescription)")
+            throw CLIError.other("cannot read \(directory.path): \(String(cString: strerror(error.errorNumber)))")
         }
-        guard attributes[.type] as? FileAttributeType == .typeDirectory else {
+        guard info.kind == .directory else {
             throw CLIError.configuration("\(directory.path) is not a directory: the agent's sockets live there")
         }
-        let owner = (attributes[.ownerAccountID] as? NSNumber)?.uint32Value
-        guard owner == getuid() else {
+        guard info.owner == getuid() else {
             throw CLIError.configuration(
-                "\(directory.path) belongs to uid \(owner.map(String.init) ?? "?"), not to you: the agent refuses it"
+                "\(directory.path) belongs to uid \(info.owner), not to you: the agent refuses it"
             )
         }
-        let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
+        let mode = Int(info.permissions)
         guard mode & 0o777 == 0o700 else {
             throw CLIError.configuration(
                 "\(directory.path) has mode \(String(mode & 0o777, radix: 8)); the agent needs 700 "

@@ -12,13 +12,17 @@ struct FhirGet: AsyncParsableCommand {
             The path is relative to the FHIR server (--fhir). With --all-pages a search follows each Bundle's next \
             link (only under the FHIR server) and prints one searchset Bundle with every entry. A 401 refreshes \
             the access token once and tries again; a 403 means the granted scope does not cover the request.
-            Unlocks like `credential-vault token`.
+            Takes the access token (and a DPoP-bound login's proofs) from a running `credential-vault agent` like \
+            `credential-vault token` (no password; the request itself goes from here); otherwise, or with \
+            --no-agent, unlocks like `credential-vault token`.
             """
     )
 
     @OptionGroup var connection: ConnectionOptions
 
     @OptionGroup var unlocking: UnlockOptions
+
+    @OptionGroup var agent: AgentOptions
 
     @OptionGroup(title: "As a backend service (no login, no password)") var backend: BackendOptions
 
@@ -40,6 +44,22 @@ struct FhirGet: AsyncParsableCommand {
                 try await Self.get(path, allPages: allPages, from: try backend.client(connection))
             }
             return
+        }
+        if !agent.noAgent {
+            var access: AgentFHIRAccess?
+            try await Command.run { access = try await AgentFHIRAccess.make(connection) }
+            if let access {
+                try await Command.run {
+                    do {
+                        try await Self.get(path, allPages: allPages, from: access)
+                    } catch {
+                        // A failure of the agent itself is told with its own words and exit status.
+                        if let failure = await access.failure { throw failure }
+                        throw error
+                    }
+                }
+                return
+            }
         }
         try await VaultContext.with(connection) { context in
             try await Self.get(path, allPages: allPages, from: try await context.unlockedSMARTClient(unlocking))

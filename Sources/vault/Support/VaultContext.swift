@@ -169,6 +169,19 @@ final class VaultContext {
         }
     }
 
+    /// The FHIR server the settings name and how to reach it (their CA file, timeout and logger), for `fhir get`
+    /// with a token from the agent. Nothing is sent or started here.
+    static func fhirConnection(_ settings: Settings) throws -> (fhirBase: URL, connection: FHIRConnection) {
+        let fhirBase = try url(settings.fhir.value ?? "", name: "FHIR server", source: settings.fhir.source)
+        let configuration = try configuration(settings, issuer: fhirBase, keyService: fhirBase, offline: true)
+        let connection = FHIRConnection(
+            transport: DefaultHTTPTransport.make(trustRoots: try trustRoots(settings)),
+            timeout: configuration.requestTimeout,
+            logger: configuration.logger
+        )
+        return (fhirBase, connection)
+    }
+
     /// The address of the agent serving `userId` from this context's store.
     func agentAddress(userId: String, environment: [String: String]) -> AgentAddress {
         AgentAddress(store: storeDirectory, userId: userId, environment: environment)
