@@ -54,11 +54,15 @@ def scratch_path(options):
 
 def test_binary(scratch):
     """The built test binary of the package (Linux: a plain executable; macOS: inside the .xctest bundle)."""
-    bin_path = subprocess.run(
-        [SWIFT, "build", "--show-bin-path", "--scratch-path", scratch],
-        cwd=ROOT, check=True, capture_output=True, text=True,
-    ).stdout.strip()
-    bundles = sorted(Path(bin_path).glob("*PackageTests.xctest"))
+    # SwiftPM links <scratch>/debug to the host's build folder; asking `swift build --show-bin-path` would load the
+    # manifest again, seconds on a busy machine, for each phase.
+    bin_path = ROOT / scratch / "debug"
+    if not bin_path.is_dir():
+        bin_path = Path(subprocess.run(
+            [SWIFT, "build", "--show-bin-path", "--scratch-path", scratch],
+            cwd=ROOT, check=True, capture_output=True, text=True,
+        ).stdout.strip())
+    bundles = sorted(bin_path.glob("*PackageTests.xctest"))
     if not bundles:
         fail(f"no test binary under {bin_path}: build it first (swift build --build-tests)")
     bundle = bundles[0]
