@@ -39,41 +39,40 @@ test-deps: deps
 build: deps
 	$(SWIFT) build
 
-# The suites that run alone, after the others, one test at a time: each floods one process on purpose (a thousand
-# concurrent callers or requests against an in-process server, every Argon2id place held, the waiting queue
-# filled), which on two cores starves whatever else that process serves at the same moment. The PostgreSQL hammers
-# (issue 22) send 1,000 attempts at one key through four instances and nginx, each test with its own PostgreSQL;
-# protocol 2's hammers (issue 27) do the same with evaluations, in process and through the instances.
-ALONE := KeyServiceTests\.PostgresLockoutTests|KeyServiceTests\.PostgresClusterTests|KeyServiceTests\.KeyServiceV2ClusterTests|KeyServiceMockTests\.KeyServiceV2LockoutTests|CredentialVaultTests\.AuthTests|KeyServiceMockTests\.KeyServiceStatusTests|KeyServiceMockTests\.LockoutTests|KeyServiceMockTests\.KeyLimitTests|VaultCryptoTests\.Argon2idTests|VaultCryptoTests\.DerivationQueueTests
-
-# The CLI suites run the built `credential-vault` against a server in the test process, and the binary waits 15 s for an
-# answer: they get a phase of their own, so the CPU-heavy suites cannot hold that server back past the timeout
-# on a busy two-core machine.
-CLI := vaultTests\.
-
-# The proof suites of issue 15 (Tests/CredentialVaultTests/Proof): the crash suite kills a child process 300 times and
-# checks the store after each kill; the disk-fault suite lays each fault on a store, one of them a 60-second lock
-# wait. They run in a phase of their own, after the ALONE phase, so the kills land on children that are not starved by
-# the CPU-heavy suites, and each prints its `PROOF crash:` / `PROOF disk:` figure line. Issue 21's signal suite sends
-# SIGINT, SIGTERM and SIGHUP to a refresh loop (`PROOF signals:`), and its full-store suite refreshes on a small tmpfs
-# filled up: both with the proofs, for the same reasons.
-PROOF := CredentialVaultTests\.CrashProofTests|CredentialVaultTests\.DiskFaultProofTests|CredentialVaultTests\.SignalProofTests|CredentialVaultTests\.FullStoreRefreshTests
-
-# The hostile-input suite (make proof-fuzz) keeps both cores busy for its whole run: it has a phase of its own.
-FUZZ := ^HostileInputTests\.
+# The tiers of `make test` live in the tests (Tests/VaultTestSupport/Tier.swift), each suite naming its own with a
+# Swift Testing tag; a suite that names none is in the fast tier. Tests/tiers.py turns a tier into that tier's
+# suites (Swift Testing 6.3 cannot select by tag on the command line: it asks the built test binary for its tests and
+# their tags) and runs `CREDENTIAL_VAULT_TIER=TIER swift test --skip-build` on them, so no suite name is written here
+# and a renamed suite keeps its tier. The tiers, in the order make test runs them:
+#   fast   everything that names no tier, in parallel.
+#   cli    the suites that run the built `credential-vault` against a server in the test process (.tags(.cli)); the
+#          binary waits 15 s for an answer, so they run on their own, where the CPU-heavy suites cannot hold that
+#          server back past the timeout on a busy two-core machine. A bare `swift test` runs them too.
+#   alone  the suites that flood one process on purpose (a thousand concurrent callers or requests against an
+#          in-process server, every Argon2id place held, the waiting queue filled, the PostgreSQL hammers of issues
+#          22 and 27 through four instances and nginx), one test at a time: on two cores a flood starves whatever
+#          else that process serves at the same moment.
+#   proof  the proofs of issues 15 and 21: 300 kills of a child, each disk fault on a store (one a 60-second lock
+#          wait), SIGINT/SIGTERM/SIGHUP to a refresh loop, a refresh on a full tmpfs; after the alone tier, so the
+#          kills land on children that are not starved, each printing its `PROOF crash:`/`disk:`/`signals:` line.
+#   fuzz   the hostile-input suite (make proof-fuzz), which keeps both cores busy for its whole run.
+# alone, proof and fuzz are heavy: their suites also carry `.enabled(inTier:)`, so a bare `swift test` (the fast and
+# cli tiers) skips them. `make test-tiers-check` (the first step of make test after the build) fails when a test is in
+# two tiers, when a heavy suite would run in a bare `swift test`, or when a condition lacks its tag, and prints each
+# tier's count; within a tier, the suites that must run alone say why with `.serialized`.
+TIER := env SWIFT=$(SWIFT) Tests/tiers.py
 
 # Each phase of `make test` runs under a time limit in seconds (Tests/phase-limit.sh NAME SECONDS COMMAND): a hang fails
 # the run with a line naming the phase. The limits are about three times what each phase takes on a two-core machine
 # (the build a fresh clone's, proof-races with its ThreadSanitizer build), so that one hang is caught well inside CI's
-# 90 minutes: they catch hangs, not slow code.
+# 90 minutes: they catch hangs, not slow code. Each phase's wall time is printed at the end (MAKE_TEST_TIMES).
 LIMIT := Tests/phase-limit.sh
 
-# Every Swift test in five phases: the rest in parallel, the CLI suites in parallel, the ALONE suites one test at a
-# time, the PROOF suites, then the hostile-input suite (within a phase, the suites that must run alone say why with
-# `.serialized`); then the concurrency suites again under ThreadSanitizer (proof-races), and the planted race that
-# shows that proof can fail. No test asserts on elapsed time: speed lives in the benchmarks. The interop suite needs a
-# venv from PyPI; where PyPI cannot be reached, every other test still runs and the interop suite is reported as
-# skipped, naming the reason. CI (CI=true) never skips it: there a failed venv build fails the run.
+# Every Swift test in exactly one of the five tiers above, each a phase; then the concurrency suites again under
+# ThreadSanitizer (proof-races), and the planted race that shows that proof can fail. No test asserts on elapsed
+# time: speed lives in the benchmarks. The interop suite needs a venv from PyPI; where PyPI cannot be reached, every
+# other test still runs and the interop suite is reported as skipped, naming the reason. CI (CI=true) never skips it:
+# there a failed venv build fails the run.
 test: test-deps
 	@if $(MAKE) --no-print-directory interop-deps; then \
 		skip=""; \
@@ -83,23 +82,34 @@ test: test-deps
 		skip="the django-oauth-toolkit venv could not be built from PyPI (run make interop-deps to see why)"; \
 		echo "make test: SKIPPING the interop suite: $$skip"; \
 	fi; \
+	mkdir -p .build; MAKE_TEST_TIMES=$$PWD/.build/make-test-times; : > $$MAKE_TEST_TIMES; export MAKE_TEST_TIMES; \
 	$(LIMIT) build 1800 $(SWIFT) build --build-tests && \
-	CREDENTIAL_VAULT_SKIP_INTEROP="$$skip" \
-		$(LIMIT) parallel 900 $(SWIFT) test --skip-build --skip '$(ALONE)|$(CLI)|$(PROOF)|$(FUZZ)' && \
-	$(LIMIT) CLI 1800 $(SWIFT) test --skip-build --filter '$(CLI)' && \
-	$(LIMIT) ALONE 600 $(SWIFT) test --skip-build --no-parallel --filter '$(ALONE)' && \
-	$(LIMIT) PROOF 900 $(SWIFT) test --skip-build --filter '$(PROOF)' && \
-	$(LIMIT) hostile-input 600 $(MAKE) --no-print-directory proof-fuzz-run && \
+	$(LIMIT) tiers-check 300 $(TIER) check && \
+	CREDENTIAL_VAULT_SKIP_INTEROP="$$skip" $(LIMIT) fast 900 $(TIER) run fast && \
+	$(LIMIT) cli 1800 $(TIER) run cli && \
+	$(LIMIT) alone 600 $(TIER) run alone --no-parallel && \
+	$(LIMIT) proof 900 $(TIER) run proof && \
+	$(LIMIT) fuzz 600 $(MAKE) --no-print-directory proof-fuzz-run && \
 	$(LIMIT) proof-races 1800 $(MAKE) --no-print-directory proof-races && \
 	$(LIMIT) proof-races-planted 600 $(MAKE) --no-print-directory proof-races-planted; \
 	status=$$?; \
+	cat $$MAKE_TEST_TIMES; \
+	awk '{ total += $$5 } END { printf "make test: all phases %d s (%dm%02ds)\n", total, total / 60, total % 60 }' \
+		$$MAKE_TEST_TIMES; \
 	if [ -n "$$skip" ]; then echo "make test: the interop suite was SKIPPED: $$skip"; fi; \
 	exit $$status
+
+# Every test in exactly one tier (see TIER above), each tier's count printed.
+.PHONY: test-tiers-check
+test-tiers-check: deps
+	$(SWIFT) build --build-tests
+	@$(TIER) check
 
 # The crash proof's deeper run: 3000 kills by default (KILLS=n for another number), some 15 minutes on two cores.
 proof-crash-long: deps
 	$(SWIFT) build --build-tests && \
-	CREDENTIAL_VAULT_PROOF_KILLS=$(or $(KILLS),3000) $(SWIFT) test --skip-build --filter 'CredentialVaultTests\.CrashProofTests'
+	CREDENTIAL_VAULT_TIER=proof CREDENTIAL_VAULT_PROOF_KILLS=$(or $(KILLS),3000) \
+		$(SWIFT) test --skip-build --filter 'CredentialVaultTests\.CrashProofTests'
 
 # The hostile-input suite: every parser of untrusted bytes (JWT, envelope, key-service and token-endpoint answers,
 # discovery documents, JWKS, the loopback listener's requests and client's answers, the config file) under
@@ -118,10 +128,10 @@ proof-fuzz-long: deps
 	$(SWIFT) build --build-tests
 	@CREDENTIAL_VAULT_FUZZ_INPUTS=$${CREDENTIAL_VAULT_FUZZ_INPUTS:-1000000} $(MAKE) --no-print-directory proof-fuzz-run
 
-# Runs the built suite; the exit status is swift test's, kept across the pipe through tee.
+# Runs the built suite (the fuzz tier); the exit status is swift test's, kept across the pipe through tee.
 proof-fuzz-run:
 	@mkdir -p .build; \
-	{ $(SWIFT) test --skip-build --filter '$(FUZZ)'; echo $$? > .build/proof-fuzz.status; } 2>&1 | tee .build/proof-fuzz.log; \
+	{ $(TIER) run fuzz; echo $$? > .build/proof-fuzz.status; } 2>&1 | tee .build/proof-fuzz.log; \
 	awk '/^PROOF fuzz: [a-z-]+ [0-9]+ inputs/ { parsers++; inputs += $$4; untyped += $$8; hangs += $$11; violations += $$13 } \
 		/^PROOF fuzz: CRASH \(/ { crashes++ } \
 		END { printf "PROOF fuzz: total %d parsers, %d inputs, %d crashes, %d untyped errors, %d hangs, %d property violations\n", \
@@ -129,8 +139,9 @@ proof-fuzz-run:
 	exit $$(cat .build/proof-fuzz.status)
 
 # The concurrency suites the issue names (single flight with 1,000 callers, simultaneous wrong passwords, two
-# processes logging in at once on one store, logout during a refresh) built with ThreadSanitizer in .build-tsan and
-# run with any report fatal: prints `PROOF races: N tests in M suites under ThreadSanitizer, 0 races`.
+# processes logging in at once on one store, logout during a refresh; each tagged `races`, each in its own tier) built
+# with ThreadSanitizer in .build-tsan and run with any report fatal: prints `PROOF races: N tests in M suites under
+# ThreadSanitizer, 0 races`.
 .PHONY: proof-races proof-races-planted
 proof-races: deps
 	SWIFT=$(SWIFT) Tests/Races/proof-races.sh

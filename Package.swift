@@ -181,6 +181,7 @@ let package = Package(
         ),
         // What several test targets share: a log capture, the scanner for marker secrets, and the launcher of child
         // processes (TestProcess). Never KeyServiceMock: making this target depend on it coincided with crashes.
+        // Every test target depends on it: it defines the tiers of `make test` (Tier, its tags and condition).
         .target(
             name: "VaultTestSupport",
             dependencies: [
@@ -194,7 +195,12 @@ let package = Package(
             ],
             path: "Tests/VaultTestSupport"
         ),
-        .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto"], resources: [.copy("Vectors")]),
+        .testTarget(
+            name: "VaultCryptoTests",
+            // VaultTestSupport: the tier of `make test` two suites run in (Tier, .tags(.alone)).
+            dependencies: ["VaultCrypto", "VaultTestSupport"],
+            resources: [.copy("Vectors")]
+        ),
         .testTarget(
             name: "KeyServiceMockTests",
             dependencies: [

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PropertyBased
 import Testing
+import VaultTestSupport
 
 @testable import vault
 
@@ -13,7 +14,7 @@ import Darwin
 
 /// `credential-vault`'s config file under hostile contents: each input is written to a real file of the user's own,
 /// mode 0600, and read by `Settings` as the CLI does. Every one gives settings or a ``CLIError``.
-@Suite("hostile input: the CLI config file")
+@Suite("hostile input: the CLI config file", .tags(.fuzz), .enabled(inTier: .fuzz))
 struct ConfigFileFuzzTests {
     static let json = HostileJSON(
         names: Settings.allKeys.map(\.fileKey) + ["clientSecret", "clientKey"],

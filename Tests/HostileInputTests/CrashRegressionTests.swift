@@ -1,6 +1,7 @@
 import Foundation
 import PropertyBased
 import Testing
+import VaultTestSupport
 
 @testable import CredentialVault
 
@@ -14,7 +15,7 @@ import Testing
 /// ``CrashRegression`` with that parser and seed to ``crashes`` and fingerprint 0, run this suite, and copy the
 /// fingerprint its failure prints (after checking that the replay is the input that crashed). A parser that is not
 /// in ``replay(_:)`` yet gets a case there: its generator and the body of its fuzz test.
-@Suite("hostile input: every input that once crashed a parser")
+@Suite("hostile input: every input that once crashed a parser", .tags(.fuzz), .enabled(inTier: .fuzz))
 struct CrashRegressionTests {
     struct CrashRegression: Sendable, CustomTestStringConvertible {
         /// What the input is, and where it was found.

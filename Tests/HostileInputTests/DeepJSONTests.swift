@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Testing
 import VaultCrypto
+import VaultTestSupport
 
 @testable import CredentialVault
 @testable import CredentialVaultSMART
@@ -17,7 +18,11 @@ import Darwin
 /// untrusted JSON through its own entry: 513 levels opened by the last byte (on which the scanner traps) and
 /// 100,000 levels. Each parser refuses each with its typed error, and the process lives. Each runs in an async test,
 /// on a cooperative thread, whose stack is the smallest a parser meets.
-@Suite("hostile input: deeply nested JSON, up to 100,000 levels, at every parser")
+@Suite(
+    "hostile input: deeply nested JSON, up to 100,000 levels, at every parser",
+    .tags(.fuzz),
+    .enabled(inTier: .fuzz)
+)
 struct DeepJSONTests {
     /// The deep documents: the two that made Foundation's JSONScanner trap (SIGILL) here, its 513th level opened by the
     /// last byte (the shape of issue 21's crash); 100,000 arrays inside a member, and 100,000 objects inside each other.

@@ -1,6 +1,7 @@
 import Foundation
 import PropertyBased
 import Testing
+import VaultTestSupport
 
 @testable import CredentialVault
 @testable import CredentialVaultSMART
@@ -8,7 +9,7 @@ import Testing
 /// Discovery documents under hostile bodies: OpenID Connect discovery (with its RFC 8414 fallback), SMART's
 /// `.well-known/smart-configuration` and the CapabilityStatement behind it, each through the real discovery code
 /// over an in-memory transport. Every one is metadata whose endpoints are https or loopback, or a ``VaultError``.
-@Suite("hostile input: discovery documents")
+@Suite("hostile input: discovery documents", .tags(.fuzz), .enabled(inTier: .fuzz))
 struct DiscoveryFuzzTests {
     static let issuer = URL(string: "https://issuer.example/realms/a")!
     static let fhirBase = URL(string: "https://fhir.example/r4")!

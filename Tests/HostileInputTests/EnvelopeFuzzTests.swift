@@ -2,6 +2,7 @@ import Foundation
 import PropertyBased
 import Testing
 import VaultCrypto
+import VaultTestSupport
 
 @testable import CredentialVault
 
@@ -9,7 +10,7 @@ import VaultCrypto
 /// one opens (under the key it was sealed with) or is a `CryptoError`. The seeds are real envelopes sealed by
 /// `Envelope.seal`, so a mutation that leaves the JSON readable reaches the key box, the token box and the sealed
 /// record inside.
-@Suite("hostile input: the envelope reader")
+@Suite("hostile input: the envelope reader", .tags(.fuzz), .enabled(inTier: .fuzz))
 struct EnvelopeFuzzTests {
     /// The key every seed's password box is sealed under (a fixed test key, not a secret).
     static let passwordKey = SecureBytes(repeatElement(UInt8(7), count: 32))

@@ -2,12 +2,13 @@ import Foundation
 import PropertyBased
 import Testing
 import VaultCrypto
+import VaultTestSupport
 
 @testable import CredentialVault
 
 /// The issuer's JWK Set under hostile bodies, read by ``ProviderKeys`` and used by the id-token check (jwt-kit builds
 /// the key): every one gives a key whose signature check refuses the forged token, or a ``VaultError``.
-@Suite("hostile input: JWKS")
+@Suite("hostile input: JWKS", .tags(.fuzz), .enabled(inTier: .fuzz))
 struct JWKSFuzzTests {
     /// RFC 7517 appendix A.1's public keys and RFC 8037 appendix A.2's, and keys of every broken shape.
     static let rsa =

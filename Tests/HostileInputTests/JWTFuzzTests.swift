@@ -2,12 +2,13 @@ import Foundation
 import PropertyBased
 import Testing
 import VaultCrypto
+import VaultTestSupport
 
 @testable import CredentialVault
 
 /// The JWT decoder and its strict JSON parser under hostile tokens: every one decodes or is a ``JWTError`` (the
 /// parser's own `Failure`), and no description of a token or of its error shows a segment of it.
-@Suite("hostile input: the JWT decoder")
+@Suite("hostile input: the JWT decoder", .tags(.fuzz), .enabled(inTier: .fuzz))
 struct JWTFuzzTests {
     private static func segment(_ text: String) -> String { Base64URL.encode(Data(text.utf8)) }
 

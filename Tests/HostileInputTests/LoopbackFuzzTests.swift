@@ -2,6 +2,7 @@
 import Foundation
 import PropertyBased
 import Testing
+import VaultTestSupport
 
 @testable import CredentialVault
 
@@ -9,7 +10,7 @@ import Testing
 /// (the bytes a connection sends, then its request line). It throws nothing past its own type, never traps, and
 /// only a request to the redirect path with this login's `state` ends the login. (HTTP answers are parsed by
 /// SwiftNIO's HTTP decoder inside AsyncHTTPClient; TransportBehaviourTests covers the transport's side.)
-@Suite("hostile input: loopback request parser")
+@Suite("hostile input: loopback request parser", .tags(.fuzz), .enabled(inTier: .fuzz))
 struct LoopbackFuzzTests {
     static let state = "Zm9vYmFyLXN0YXRlLTE2"
     static let path = "/callback"

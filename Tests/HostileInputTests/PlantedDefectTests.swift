@@ -1,11 +1,12 @@
 import Foundation
 import PropertyBased
 import Testing
+import VaultTestSupport
 
 /// The harness catches what it is there to catch: run over toy parsers with a planted defect, it reports the
 /// failure with the seed of the input, and that seed replays it. A parser that traps ends the process it runs in,
 /// so that one runs in a child process, which must die of the trap after printing the seed.
-@Suite("hostile input: the harness catches planted defects")
+@Suite("hostile input: the harness catches planted defects", .tags(.fuzz), .enabled(inTier: .fuzz))
 struct PlantedDefectTests {
     /// A toy config reader whose documented error is ``ToyError``, but which lets Foundation's own error through
     /// for text that is not JSON: the defect an untyped-error check is for.

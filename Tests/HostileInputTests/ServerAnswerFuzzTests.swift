@@ -2,12 +2,13 @@ import Foundation
 import PropertyBased
 import Testing
 import VaultCrypto
+import VaultTestSupport
 
 @testable import CredentialVault
 
 /// The answers of the key service and of the token endpoint under hostile bodies and statuses, through the real
 /// clients over an in-memory transport: every one is a key or a token response, or a ``VaultError``.
-@Suite("hostile input: key-service and token-endpoint answers")
+@Suite("hostile input: key-service and token-endpoint answers", .tags(.fuzz), .enabled(inTier: .fuzz))
 struct ServerAnswerFuzzTests {
     /// A status (200 most of the time: the one whose body is decoded) and a body.
     static func answers(

@@ -8,16 +8,13 @@ cd "$(dirname "$0")/../.."
 SWIFT=${SWIFT:-swift}
 SANITIZED=(--sanitize=thread --scratch-path .build-tsan)
 
-# The suites the issue names, each in the phase it has in make test (see the Makefile). In parallel: two vaults on
-# one store in one process (AuthSharingTests). The CLI phase: two credential-vault processes logging in at once on
-# one store (ConcurrentProcessTests). Alone, one test at a time: single flight with 1,000 callers and logout during a
-# refresh (AuthTests), 200 and 1,000 simultaneous wrong secrets at an in-process key service (LockoutTests), and as
-# many simultaneous protocol v2 evaluations (KeyServiceV2LockoutTests: the count, the evaluation and the nonce). Not
-# ExecutableTests/lockSurvivesKill: a race that ends the test process while its keyservice-mock child runs leaves
-# that child holding swift test's output pipe, and the run hangs instead of failing.
-PARALLEL='CredentialVaultTests\.AuthSharingTests'
-CLI='vaultTests\.ConcurrentProcessTests'
-ALONE='CredentialVaultTests\.AuthTests|KeyServiceMockTests\.LockoutTests|KeyServiceMockTests\.KeyServiceV2LockoutTests'
+# The suites the issue names, tagged `races` in their files, each run in its own tier of make test (Tests/tiers.py).
+# Fast, in parallel: two vaults on one store in one process (AuthSharingTests). CLI: two credential-vault processes
+# logging in at once on one store (ConcurrentProcessTests). Alone, one test at a time: single flight with 1,000
+# callers and logout during a refresh (AuthTests), 200 and 1,000 simultaneous wrong secrets at an in-process key
+# service (LockoutTests), and as many simultaneous protocol v2 evaluations (KeyServiceV2LockoutTests: the count, the
+# evaluation and the nonce). Not ExecutableTests/lockSurvivesKill: a race that ends the test process while its
+# keyservice-mock child runs leaves that child holding swift test's output pipe, and the run hangs instead of failing.
 
 # halt_on_error: the first report ends its process with status 66, so no race can pass unnoticed. log_path: every
 # process writes its reports to a file of its own here, the test process and the binaries it starts alike (whose
@@ -33,7 +30,9 @@ count_reports() {
     cat "$reports"/report.* 2>/dev/null | grep -c 'WARNING: ThreadSanitizer:'
 }
 
+built=$(date +%s)
 $SWIFT build --build-tests "${SANITIZED[@]}" || exit 1
+echo "proof-races: the ThreadSanitizer build took $(($(date +%s) - built)) s"
 
 if [ "${1:-}" = planted ]; then
     CREDENTIAL_VAULT_PLANTED_RACE=1 $SWIFT test --skip-build "${SANITIZED[@]}" --filter 'PlantedRaceTests' \
@@ -52,19 +51,21 @@ if [ "${1:-}" = planted ]; then
     exit 1
 fi
 
-# One phase: its output goes to the screen; a phase that fails, or that runs no test (a suite renamed away from its
-# filter), fails the proof.
+# One tier's races suites: its output goes to the screen; a phase that fails, or that runs no test (no suite of the
+# tier tagged `races` any more), fails the proof.
 status=0
 tests=0
 suites=0
 phase() {
-    $SWIFT test --skip-build "${SANITIZED[@]}" "$@" 2>&1 | tee "$reports/output"
+    local tier=$1
+    shift
+    SWIFT=$SWIFT Tests/tiers.py run "$tier" --races "${SANITIZED[@]}" "$@" 2>&1 | tee "$reports/output"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
     # Swift Testing ends each run with "Test run with N tests in M suites passed|failed ...".
     local ran
     ran=$(grep -oE 'Test run with [0-9]+ tests? in [0-9]+ suites? (passed|failed)' "$reports/output" | tail -1)
     if [ -z "$ran" ] || [ "$(echo "$ran" | awk '{ print $4 }')" -eq 0 ]; then
-        echo "make proof-races: no test ran for: $*"
+        echo "make proof-races: no test ran in the $tier tier"
         status=1
         return
     fi
@@ -72,9 +73,9 @@ phase() {
     suites=$((suites + $(echo "$ran" | awk '{ print $7 }')))
 }
 
-phase --filter "$PARALLEL"
-phase --filter "$CLI"
-phase --no-parallel --filter "$ALONE"
+phase fast
+phase cli
+phase alone --no-parallel
 
 races=$(count_reports)
 echo "PROOF races: $tests tests in $suites suites under ThreadSanitizer, $races races"

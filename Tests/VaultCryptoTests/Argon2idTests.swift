@@ -1,10 +1,11 @@
 import Foundation
 import Synchronization
 import Testing
+import VaultTestSupport
 
 @testable import VaultCrypto
 
-@Suite("Argon2id")
+@Suite("Argon2id", .tags(.alone), .enabled(inTier: .alone))
 struct Argon2idTests {
     struct VectorFile: Decodable {
         struct Vector: Decodable {

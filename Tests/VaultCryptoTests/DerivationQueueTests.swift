@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 @testable import VaultCrypto
 
 /// Waiting for a place to derive costs a thread, so the number waiting is capped: past it a derivation is
 /// refused at once, and a flood of logins cannot grow the process by a thread each. These tests use a queue
 /// of their own, so the process's Argon2id queue, which other tests use at the same time, is never full.
-@Suite("Derivation queue")
+@Suite("Derivation queue", .tags(.alone), .enabled(inTier: .alone))
 struct DerivationQueueTests {
     @Test("Argon2id lets 256 derivations wait by default, and the limit can be changed")
     func argon2idDefault() {

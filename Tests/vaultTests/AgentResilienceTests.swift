@@ -1,6 +1,7 @@
 import CredentialVault
 import Foundation
 import Testing
+import VaultTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -9,7 +10,7 @@ import Glibc
 /// The agent under a burst of connections, a client that drips its request, a logout, and a socket directory in /tmp
 /// that another user took first: it keeps serving, cuts what takes too long, ends with the login, and finds a place of
 /// its own.
-@Suite("credential-vault agent: floods, slow clients, logout and a hijacked /tmp directory")
+@Suite("credential-vault agent: floods, slow clients, logout and a hijacked /tmp directory", .tags(.cli))
 struct AgentResilienceTests {
     static let password = AgentTests.password
 

@@ -1,6 +1,7 @@
 import CredentialVault
 import Foundation
 import Testing
+import VaultTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +9,7 @@ import Glibc
 
 /// `credential-vault agent` and `credential-vault lock` over the built binary and real sockets: one unlock, then tokens without a
 /// password and without a request to the issuer while the access token is fresh; only the same user is answered.
-@Suite("credential-vault agent: one unlock, tokens over a private socket, lock and timeouts")
+@Suite("credential-vault agent: one unlock, tokens over a private socket, lock and timeouts", .tags(.cli))
 struct AgentTests {
     static let password = "correct horse"
 

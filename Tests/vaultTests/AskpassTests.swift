@@ -1,9 +1,13 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// A helper with no agent and no terminal: the password through `CREDENTIAL_VAULT_ASKPASS` (or `SSH_ASKPASS`), and
 /// one clear line with exit 77 when neither is set.
-@Suite("askpass: a helper without an agent or a terminal asks a program for the password, or says how to go on")
+@Suite(
+    "askpass: a helper without an agent or a terminal asks a program for the password, or says how to go on",
+    .tags(.cli)
+)
 struct AskpassTests {
     @Test("no agent, no terminal, no askpass: one line naming the ways on, exit 77, nothing on standard output")
     func nothingToAsk() async throws {

@@ -6,7 +6,10 @@ import VaultTestSupport
 
 /// The CLI against an issuer and key service served over https with a private authority (the test's own): the
 /// authority is trusted only when given, by `--ca-file`, `CREDENTIAL_VAULT_CA_FILE` or `SSL_CERT_FILE`.
-@Suite("credential-vault trusts a private CA given by --ca-file, CREDENTIAL_VAULT_CA_FILE or SSL_CERT_FILE")
+@Suite(
+    "credential-vault trusts a private CA given by --ca-file, CREDENTIAL_VAULT_CA_FILE or SSL_CERT_FILE",
+    .tags(.cli)
+)
 struct CAFileTests {
     static let password = "correct horse\n"
 

@@ -12,7 +12,7 @@ import VaultTestSupport
 /// runs leave in the sandbox's home, config, state, data, store, runtime (agent socket) and temporary directories, is
 /// scanned for every marker in every encoding. The refresh tokens and data keys are read from the store after each
 /// run with the library (no redemption, so nothing rotates), the access tokens from `token`'s output.
-@Suite("leak proof (CLI): no marker secret in the tool's output or the files it writes")
+@Suite("leak proof (CLI): no marker secret in the tool's output or the files it writes", .tags(.cli))
 struct CLILeakProofTests {
     static let password = "pw-MARKER-cli-41c7-\(UUID().uuidString.prefix(8))"
     static let clientSecret = "cs-MARKER-cli-9a03-\(UUID().uuidString.prefix(8))"

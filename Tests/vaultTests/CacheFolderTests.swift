@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// A networked run leaves nothing in the user's home but the store: no URL cache folders.
-@Suite("credential-vault leaves no URL cache in the home directory")
+@Suite("credential-vault leaves no URL cache in the home directory", .tags(.cli))
 struct CacheFolderTests {
     @Test("register and token over HTTP leave no URL cache or cookie folder in the home or data directory")
     func noCacheFolder() async throws {

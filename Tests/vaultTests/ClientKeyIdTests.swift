@@ -2,11 +2,12 @@ import CredentialVault
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 /// `--client-key-id` (env `CREDENTIAL_VAULT_CLIENT_KEY_ID`, config `clientKeyId`) and `clientAssertionAudience`: a
 /// pre-registered private key client from the command line, against KeyServiceMock with SMART's assertion rules
 /// (`kid` required, RS384 or ES384, `aud` the token endpoint at every endpoint).
-@Suite("credential-vault: a pre-registered private key client with --client-key-id")
+@Suite("credential-vault: a pre-registered private key client with --client-key-id", .tags(.cli))
 struct ClientKeyIdTests {
     static let password = "client key id password"
 

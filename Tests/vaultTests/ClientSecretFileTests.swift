@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// A confidential client's secret or private key never sits in the config file: `credential-vault` reads it from a file of
 /// its own that only its owner can read, and refuses one its group or others can.
-@Suite("credential-vault: client secret and key files must be 0600")
+@Suite("credential-vault: client secret and key files must be 0600", .tags(.cli))
 struct ClientSecretFileTests {
     static func writeSecret(in sandbox: CLISandbox, mode: Int) throws -> URL {
         let file = sandbox.root.appending(path: "client-secret")

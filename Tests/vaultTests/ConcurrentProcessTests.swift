@@ -1,9 +1,10 @@
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 /// Two `credential-vault` processes on one store at once: the session lock, across processes.
-@Suite("credential-vault: two processes logging in at once on one store")
+@Suite("credential-vault: two processes logging in at once on one store", .tags(.cli, .races))
 struct ConcurrentProcessTests {
     static let password = "correct horse"
 

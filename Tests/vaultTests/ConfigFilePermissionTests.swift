@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +8,7 @@ import Glibc
 
 /// The config file names the issuer and the key service, so whoever can write it receives the refresh token at
 /// the next login: `credential-vault` reads only a file of the user's own that nobody else can write.
-@Suite("credential-vault: a config file others can write is refused (exit 78)")
+@Suite("credential-vault: a config file others can write is refused (exit 78)", .tags(.cli))
 struct ConfigFilePermissionTests {
     /// Writes a config file naming a valid issuer into the sandbox's default location, with `mode`.
     static func writeConfig(in sandbox: CLISandbox, mode: Int) throws -> URL {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +8,7 @@ import Glibc
 
 /// Passwords, refresh tokens and keys live in `credential-vault`'s memory: its process writes no core file and other
 /// processes of the same user cannot read its memory (Linux: RLIMIT_CORE 0, PR_SET_DUMPABLE 0).
-@Suite("credential-vault: no core files, no same-user ptrace")
+@Suite("credential-vault: no core files, no same-user ptrace", .tags(.cli))
 struct CoreDumpTests {
     /// Starts `credential-vault decode` on a pseudo-terminal (it then waits for the token), as `nobody` when the tests
     /// run as root, so that the owner of its /proc files tells dumpable from not. Waits until its core limit

@@ -2,10 +2,11 @@ import CredentialVault
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 /// The CLI with a DPoP issuer (KeyServiceMock's `DPoPMode`, proofs checked by the RFC): `token --json` says the
 /// token type, `dpop-proof` prints a proof the issuer's userinfo takes, and `exec` passes no key.
-@Suite("credential-vault with DPoP: token --json, dpop-proof, exec")
+@Suite("credential-vault with DPoP: token --json, dpop-proof, exec", .tags(.cli))
 struct DPoPCommandTests {
     static let password = "correct horse"
 

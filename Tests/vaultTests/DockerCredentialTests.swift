@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// `credential-vault docker-credential` as docker's credential-helpers client runs it (`docker-credential-NAME`,
 /// the operation as its argument, the input on standard input), and the docker CLI itself: `docker manifest
 /// inspect` against an https registry that takes the token as the password.
-@Suite("docker-credential: get answers {ServerURL, Username, Secret}; store, erase and list are honest")
+@Suite("docker-credential: get answers {ServerURL, Username, Secret}; store, erase and list are honest", .tags(.cli))
 struct DockerCredentialTests {
     static let docker = "/usr/local/bin/docker"
 

@@ -1,10 +1,12 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// The embedded key service keeps its state on the same disk as the sealed login: its lockout stops guessing
 /// through it, not someone who has the device. `credential-vault register` says so, once, where it applies.
 @Suite(
-    "credential-vault register: the embedded default says its lockout does not protect against a thief of the device"
+    "credential-vault register: the embedded default says its lockout does not protect against a thief of the device",
+    .tags(.cli)
 )
 struct EmbeddedLockoutNoteTests {
     static let note = "its lockout after three wrong passwords does not protect against someone who has this device"

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// `credential-vault exec`: the command gets the access token in its environment (not in its arguments), keeps its exit
 /// status, and a failed unlock runs nothing.
-@Suite("credential-vault exec: a command with the token in its environment")
+@Suite("credential-vault exec: a command with the token in its environment", .tags(.cli))
 struct ExecTests {
     static let password = "correct horse"
 

@@ -4,7 +4,10 @@ import VaultTestSupport
 
 /// `credential-vault git-credential` and `setup-git` with Debian's git 2.39: `git credential fill` and a clone over
 /// https, served by a running agent, no password typed; the protocol's other answers over the built binary.
-@Suite("git-credential: git gets the agent's token as its password, and the token is only on standard output")
+@Suite(
+    "git-credential: git gets the agent's token as its password, and the token is only on standard output",
+    .tags(.cli)
+)
 struct GitCredentialTests {
     @Test("setup-git writes the helper for the host; `git credential fill` gets username oauth2 and the token")
     func fill() async throws {

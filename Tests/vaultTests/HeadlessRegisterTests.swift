@@ -6,7 +6,7 @@ import VaultTestSupport
 
 /// `register --device` and `register --no-browser` over the built binary, the test playing the user at a browser on
 /// another device: it reads what the binary shows on standard error while it runs, and acts on it.
-@Suite("credential-vault register: --device and --no-browser")
+@Suite("credential-vault register: --device and --no-browser", .tags(.cli))
 struct HeadlessRegisterTests {
     static let password = "correct horse"
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -7,7 +8,10 @@ import Glibc
 
 /// Small things people notice: `$HOME` is the home directory, a lockout count this device does not know is not
 /// given as a number, and the help and README name the tool `credential-vault`.
-@Suite("credential-vault: $HOME first, an unknown lockout count is not a number, the tool's name in help and README")
+@Suite(
+    "credential-vault: $HOME first, an unknown lockout count is not a number, the tool's name in help and README",
+    .tags(.cli)
+)
 struct HomeAndWordingTests {
     static let password = "correct horse"
 

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// The CLI's `keyServiceProtocol` setting: v2 makes new passwords' keys speak protocol v2 (the envelope says so);
 /// a login keeps its protocol; anything but v1 or v2 is a configuration error.
-@Suite("credential-vault: the key-service protocol of new passwords")
+@Suite("credential-vault: the key-service protocol of new passwords", .tags(.cli))
 struct KeyServiceProtocolTests {
     static let password = "correct horse\n"
 

@@ -1,10 +1,11 @@
 import CredentialVault
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// `credential-vault kubectl-credential` run by kubectl 1.32 itself (an exec credential plugin in a kubeconfig)
 /// against an https server that answers only the agent's token; the ExecCredential's fields as kubectl reads them.
-@Suite("kubectl-credential: kubectl runs the plugin and sends the agent's token as a Bearer token")
+@Suite("kubectl-credential: kubectl runs the plugin and sends the agent's token as a Bearer token", .tags(.cli))
 struct KubectlCredentialTests {
     static let kubectl = "/usr/bin/kubectl"
 

@@ -2,9 +2,10 @@ import CredentialVault
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 /// The password story over the built binary: register, login, token, whoami, lockout, logout.
-@Suite("credential-vault: register, log in, tokens, lockout, logout")
+@Suite("credential-vault: register, log in, tokens, lockout, logout", .tags(.cli))
 struct LoginTests {
     static let password = "correct horse"
 

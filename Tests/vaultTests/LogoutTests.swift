@@ -2,10 +2,14 @@ import CredentialVault
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 /// `credential-vault logout` against issuers that do not revoke: the login ends here all the same, the last line says
 /// what the issuer did, and `token` afterwards is refused without a request to the token endpoint.
-@Suite("credential-vault logout: the login ends here whatever the issuer answers, and it says what the issuer did")
+@Suite(
+    "credential-vault logout: the login ends here whatever the issuer answers, and it says what the issuer did",
+    .tags(.cli)
+)
 struct LogoutTests {
     static let password = "correct horse"
 

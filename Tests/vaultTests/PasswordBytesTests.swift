@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// A password reaches the key derivation as the bytes typed: bytes that are not UTF-8 are refused, never
 /// replaced by U+FFFD (which made `ff fe fd pw` and `80 81 82 pw` the same password).
-@Suite("credential-vault: a password that is not UTF-8 is refused (exit 64), nothing is stored or changed")
+@Suite("credential-vault: a password that is not UTF-8 is refused (exit 64), nothing is stored or changed", .tags(.cli))
 struct PasswordBytesTests {
     static let password = "correct horse"
     /// Two byte strings a lossy decoding turns into the same text, "\u{FFFD}\u{FFFD}\u{FFFD} pw".

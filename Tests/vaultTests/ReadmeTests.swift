@@ -1,9 +1,10 @@
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 /// The README is the front door: its library example must compile and run exactly as a reader copies it.
-@Suite("README: the library example compiles and runs as written")
+@Suite("README: the library example compiles and runs as written", .tags(.cli))
 struct ReadmeTests {
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

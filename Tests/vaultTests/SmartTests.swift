@@ -2,10 +2,11 @@ import CredentialVault
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 /// `credential-vault smart launch`, `credential-vault smart context` and `credential-vault fhir get` over the built binary, each a new process,
 /// against KeyServiceMock's SMART mode.
-@Suite("credential-vault smart and vault fhir")
+@Suite("credential-vault smart and vault fhir", .tags(.cli))
 struct SmartTests {
     static let password = "smart cli password"
 

@@ -1,10 +1,11 @@
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 /// `--max-age`, `--acr-values`, `--login-hint` and `--auth-param` on `credential-vault register`, against
 /// KeyServiceMock: a fresh authentication goes through, a stale `auth_time` is refused in words.
-@Suite("credential-vault register: step-up with --max-age, --acr-values, --login-hint, --auth-param")
+@Suite("credential-vault register: step-up with --max-age, --acr-values, --login-hint, --auth-param", .tags(.cli))
 struct StepUpCLITests {
     static let password = "step up password"
 

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 /// A person at a terminal: the password prompt, on a real pseudo-terminal (python3's `pty`).
-@Suite("credential-vault at a terminal: the password is not echoed")
+@Suite("credential-vault at a terminal: the password is not echoed", .tags(.cli))
 struct TerminalTests {
     /// Forks `command` on a pseudo-terminal and defines `pump(until)`, which reads the screen into `seen`
     /// until `until` appears (or the program ends, for None). Both scripts below start with it.

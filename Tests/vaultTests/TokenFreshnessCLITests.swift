@@ -2,10 +2,11 @@ import CredentialVault
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 /// `token --min-ttl SECONDS` and `--force-refresh`, through the agent and without it: the issuer's clock is a
 /// ManualClock, set back to issue tokens that expire sooner (no test waits for a token to age).
-@Suite("token --min-ttl and --force-refresh: a token valid long enough, refreshed only when needed")
+@Suite("token --min-ttl and --force-refresh: a token valid long enough, refreshed only when needed", .tags(.cli))
 struct TokenFreshnessCLITests {
     @Test("through the agent: a fresh token is served as it is, a short one refreshed once, an impossible one refused")
     func throughTheAgent() async throws {

@@ -2,10 +2,11 @@ import CredentialVault
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 /// `credential-vault token --resource URL [--scope S ...] [--token-exchange]` over the built binary and
 /// KeyServiceMock.
-@Suite("credential-vault token --resource: a token for one API")
+@Suite("credential-vault token --resource: a token for one API", .tags(.cli))
 struct TokenResourceTests {
     static let password = "correct horse"
     static let api = "https://api.example.com/fhir"

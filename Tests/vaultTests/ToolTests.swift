@@ -2,9 +2,10 @@ import CredentialVault
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 /// The commands that need no login, the embedded default and the demo.
-@Suite("credential-vault: decode, config, embedded default, demo, help")
+@Suite("credential-vault: decode, config, embedded default, demo, help", .tags(.cli))
 struct ToolTests {
     static func base64URL(_ text: String) -> String {
         Data(text.utf8).base64EncodedString()

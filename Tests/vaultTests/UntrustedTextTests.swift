@@ -2,10 +2,14 @@ import CredentialVault
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 /// Claims are untrusted text: in human output their terminal controls are escaped, so a token cannot clear
 /// the screen, set the window title or reorder a line; JSON output carries every value exactly.
-@Suite("credential-vault: claims reach the terminal with their control characters escaped; JSON stays exact")
+@Suite(
+    "credential-vault: claims reach the terminal with their control characters escaped; JSON stays exact",
+    .tags(.cli)
+)
 struct UntrustedTextTests {
     /// A payload whose strings hold an OSC (window title), CSI (clear screen), C1 introducers, DEL, a bidi
     /// override and a newline that would fake a line of output. Written as JSON text, escapes and all.

@@ -4,8 +4,13 @@ import VaultCrypto
 import VaultTestSupport
 
 /// Protocol 2 (issue 27) on `keyservice` as teams run it: four instances on one private PostgreSQL behind nginx,
-/// spoken to over HTTP as any client would. The hammer floods the instances on purpose: the Makefile's ALONE phase.
-@Suite("keyservice protocol 2: instances on PostgreSQL behind nginx", .serialized)
+/// spoken to over HTTP as any client would. The hammer floods the instances on purpose: the alone tier.
+@Suite(
+    "keyservice protocol 2: instances on PostgreSQL behind nginx",
+    .tags(.alone),
+    .enabled(inTier: .alone),
+    .serialized
+)
 struct KeyServiceV2ClusterTests {
     @Test(
         "concurrent evaluations of a wrong password on one key through nginx over four instances: exactly three answered",

@@ -10,7 +10,7 @@ import Darwin
 
 /// `keyservice` as teams run it: several instances on one private PostgreSQL behind Debian's nginx (the operator
 /// page's configuration), spoken to over HTTP as any client would.
-@Suite("keyservice instances on PostgreSQL behind nginx", .serialized)
+@Suite("keyservice instances on PostgreSQL behind nginx", .tags(.alone), .enabled(inTier: .alone), .serialized)
 struct PostgresClusterTests {
     @Test(
         "concurrent wrong secrets for one key through nginx over four instances: exactly three 401s",

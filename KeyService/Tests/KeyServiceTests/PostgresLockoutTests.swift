@@ -2,10 +2,11 @@ import Foundation
 import KeyServiceCore
 import KeyServicePostgres
 import Testing
+import VaultTestSupport
 
 /// The lockout on PostgreSQL, engine level: concurrent attempts on one key from four instances (four pools) on one
 /// database, counted by the database alone.
-@Suite("PostgreSQL lockout across instances", .serialized)
+@Suite("PostgreSQL lockout across instances", .tags(.alone), .enabled(inTier: .alone), .serialized)
 struct PostgresLockoutTests {
     @Test(
         "concurrent attempts on one key over four instances: exactly three counted, the rest locked",

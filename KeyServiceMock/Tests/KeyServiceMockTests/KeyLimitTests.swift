@@ -1,12 +1,13 @@
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-@Suite("Key service: createkey is bounded per client and in total")
+@Suite("Key service: createkey is bounded per client and in total", .tags(.alone), .enabled(inTier: .alone))
 struct KeyLimitTests {
     let http = HTTPClient()
 

@@ -5,7 +5,7 @@ import Testing
 import VaultCrypto
 import VaultTestSupport
 
-@Suite("Key service: the status table, case by case")
+@Suite("Key service: the status table, case by case", .tags(.alone), .enabled(inTier: .alone))
 struct KeyServiceStatusTests {
     let http = HTTPClient()
 
@@ -116,7 +116,7 @@ struct KeyServiceStatusTests {
     }
 }
 
-@Suite("Key service: lockout")
+@Suite("Key service: lockout", .tags(.alone, .races), .enabled(inTier: .alone))
 struct LockoutTests {
     let http = HTTPClient()
 

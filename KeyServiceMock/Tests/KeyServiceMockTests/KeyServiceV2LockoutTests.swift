@@ -5,8 +5,8 @@ import VaultCrypto
 import VaultTestSupport
 
 /// Protocol 2's lockout under a flood, as ``LockoutTests`` floods protocol 1: it floods its process on purpose, so
-/// it runs alone (the Makefile's ALONE phase).
-@Suite("Key service protocol 2: lockout under concurrent evaluations")
+/// it runs alone (the alone tier).
+@Suite("Key service protocol 2: lockout under concurrent evaluations", .tags(.alone, .races), .enabled(inTier: .alone))
 struct KeyServiceV2LockoutTests {
     @Test(
         "simultaneous evaluations of a wrong password on one key: exactly three answered, every other one 403",

@@ -2,8 +2,9 @@
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
-@Suite("Auth against KeyServiceMock's identity provider (real HTTP)")
+@Suite("Auth against KeyServiceMock's identity provider (real HTTP)", .tags(.alone, .races), .enabled(inTier: .alone))
 struct AuthTests {
     @Test("the code flow returns the user id, and a password login afterwards returns a fresh access token")
     func registerThenLogin() async throws {
@@ -294,7 +295,7 @@ struct AuthTests {
     }
 }
 
-@Suite("Auth across processes and apps")
+@Suite("Auth across processes and apps", .tags(.races))
 struct AuthSharingTests {
     @Test("two vaults on one store (as two processes) logging in and refreshing at once keep the token family alive")
     func concurrentLogins() async throws {

@@ -2,12 +2,13 @@ import CredentialVault
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 /// Issue 15's crash proof: SIGKILL at random moments of logins, refreshes, password changes and device unlock
 /// changes never leaves an envelope that does not open, and loses a login only in the window between the issuer's
 /// rotation and the fsync (``CrashHarness`` defines both). 300 kills by default; `CREDENTIAL_VAULT_PROOF_KILLS`
 /// sets another number (`make proof-crash-long`).
-@Suite("crash proof: SIGKILL at random moments")
+@Suite("crash proof: SIGKILL at random moments", .tags(.proof), .enabled(inTier: .proof))
 struct CrashProofTests {
     static var kills: Int {
         ProcessInfo.processInfo.environment["CREDENTIAL_VAULT_PROOF_KILLS"].flatMap { Int($0) } ?? 300

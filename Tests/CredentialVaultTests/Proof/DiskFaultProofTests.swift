@@ -2,10 +2,11 @@ import CredentialVault
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 /// Issue 15's disk-fault proof (``DiskFault``): every fault ends in a clear typed error and leaves the previous
 /// envelope opening with the password.
-@Suite("disk-fault proof: a failed write never costs the previous envelope")
+@Suite("disk-fault proof: a failed write never costs the previous envelope", .tags(.proof), .enabled(inTier: .proof))
 struct DiskFaultProofTests {
     /// Whether `mount -t tmpfs` works here; the reason when it does not. `CREDENTIAL_VAULT_PROOF_NO_TMPFS=1` turns the
     /// tmpfs off, to run the fallbacks on a machine that has one.

@@ -2,12 +2,13 @@ import CredentialVault
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 /// Issue 21, item 3: a refresh on a store that cannot take the new envelope. The rotated token would be lost with the
 /// write and the issuer would revoke the family when the old one came back, so the space is reserved before the request:
 /// a full store makes no token request at all, says the login is kept and what to free, and once space is freed the
 /// same login refreshes. On a real full file system (a small tmpfs): it runs with the proof suites, where mount works.
-@Suite("full store during a refresh: no token request, the login kept")
+@Suite("full store during a refresh: no token request, the login kept", .tags(.proof), .enabled(inTier: .proof))
 struct FullStoreRefreshTests {
     @Test(
         "a store that cannot take the new envelope makes no token request, says the login is kept, and the same login refreshes once space is freed"

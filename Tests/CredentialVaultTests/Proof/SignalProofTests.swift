@@ -2,11 +2,17 @@ import CredentialVault
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 /// Issue 21's signal proof: SIGINT, SIGTERM and SIGHUP at random moments of a refresh loop, many of them between the
 /// rotated token's arrival and its fsync, never lose a login (``SignalHarness``). 150 signals by default;
 /// `CREDENTIAL_VAULT_PROOF_SIGNALS` sets another number.
-@Suite("signal proof: SIGINT, SIGTERM and SIGHUP never lose a login", .serialized)
+@Suite(
+    "signal proof: SIGINT, SIGTERM and SIGHUP never lose a login",
+    .tags(.proof),
+    .enabled(inTier: .proof),
+    .serialized
+)
 struct SignalProofTests {
     static var count: Int {
         ProcessInfo.processInfo.environment["CREDENTIAL_VAULT_PROOF_SIGNALS"].flatMap { Int($0) } ?? 150

@@ -44,9 +44,10 @@ struct HostileInputRun {
         self.settings = settings
     }
 
-    /// The command that runs the one input of `seed` again.
+    /// The command that runs the one input of `seed` again (in the fuzz tier, which a bare `swift test` skips).
     func replayCommand(_ seed: String) -> String {
-        "CREDENTIAL_VAULT_FUZZ_SEED='\(seed)' swift test --skip-build --filter '^HostileInputTests\\.\(suite)/'"
+        "CREDENTIAL_VAULT_TIER=fuzz CREDENTIAL_VAULT_FUZZ_SEED='\(seed)' "
+            + "swift test --skip-build --filter '^HostileInputTests\\.\(suite)/'"
     }
 
     /// Runs `body` on every generated input; errors of type `Refusal` are the parser's refusals.
