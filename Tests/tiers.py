@@ -34,6 +34,8 @@ VARIABLE = "CREDENTIAL_VAULT_TIER"
 TIERS = ["fast", "cli", "alone", "proof", "fuzz"]
 HEAVY = {"alone", "proof", "fuzz"}
 RACES = "races"
+# The test target whose suites run the built `credential-vault`: all of them are in the cli tier.
+CLI_MODULE = "vaultTests"
 # Where the test targets' sources live (Package.swift).
 TEST_FOLDERS = ["Tests", "KeyService/Tests", "KeyServiceMock/Tests"]
 
@@ -181,6 +183,12 @@ def check(arguments):
     for test in sorted(catalogue.functions):
         if len(catalogue.tiers(test)) > 1:
             problems.append(f"{test} is in {len(catalogue.tiers(test))} tiers: {', '.join(sorted(catalogue.tiers(test)))}")
+
+    # The CLI target's tests run the built binary, which waits 15 s for an answer: each is in the cli tier, so a new
+    # suite there cannot land in the fast phase beside the CPU-heavy suites by forgetting its tag.
+    for test in sorted(catalogue.functions):
+        if test.startswith(CLI_MODULE + ".") and catalogue.tiers(test) != {"cli"}:
+            problems.append(f"{test} runs the built credential-vault but is not tagged .cli")
 
     # A heavy tier's tests must all be skipped by a bare run: a tag without `.enabled(inTier:)` would run there.
     heavy = [t for t in catalogue.functions if catalogue.tiers(t) & HEAVY]

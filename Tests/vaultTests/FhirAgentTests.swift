@@ -2,12 +2,13 @@ import CredentialVault
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 /// `credential-vault fhir get` served by a running `credential-vault agent`, over the built binary against
 /// KeyServiceMock's SMART mode: the token comes from the agent (no password, no token request while it is fresh),
 /// the FHIR request goes from the command; a 401 asks the agent once for a new token. The mock's clock is a
 /// ManualClock, moved on to make the FHIR server refuse a token the command still holds as fresh.
-@Suite("credential-vault fhir get through the agent: no password, no token request, one retry after a 401")
+@Suite("credential-vault fhir get through the agent: no password, no token request, one retry after a 401", .tags(.cli))
 struct FhirAgentTests {
     static let password = "correct horse"
 
