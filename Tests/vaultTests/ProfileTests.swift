@@ -1,5 +1,6 @@
 import CredentialVault
 import Foundation
+import KeyServiceMock
 import Testing
 
 #if canImport(Glibc)
@@ -178,12 +179,18 @@ struct ProfileTests {
                 )
                 let lines = started.stdout.split(separator: "\n").map(String.init)
                 try #require(started.status == 0 && lines.count == 2, "\(started.stdout) \(started.stderr)")
-                let agents = try lines.map { try AgentTests.runningAgent(from: CLIResult(status: 0, stdout: $0, stderr: "")) }
+                let agents = try lines.map {
+                    try AgentTests.runningAgent(from: CLIResult(status: 0, stdout: $0, stderr: ""))
+                }
                 #expect(agents[0].pid == agents[1].pid, "one process serves both profiles")
                 #expect(agents[0].socket != agents[1].socket, "each profile on its own socket")
                 #expect(lines[0].contains("(profile one)") && lines[1].contains("(profile two)"))
                 do {
-                    try await Self.expectServed(sandbox, issuers: ["one": issuerOne, "two": issuerTwo], logs: [logOne, logTwo])
+                    try await Self.expectServed(
+                        sandbox,
+                        issuers: ["one": issuerOne, "two": issuerTwo],
+                        logs: [logOne, logTwo]
+                    )
                 } catch {
                     kill(agents[0].pid, SIGKILL)
                     throw error

@@ -164,8 +164,13 @@ struct Agent: AsyncParsableCommand {
         }
         var arguments = Array(CommandLine.arguments.dropFirst()) + ["--serve"]
         if several { arguments += pending.flatMap { ["--serve-profile", $0.profile ?? ""] } }
+        // One buffer of all the password lines, sized once (growing it would leave copies), zeroed after use.
+        var secrets: [UInt8] = []
+        secrets.reserveCapacity(pending.reduce(0) { $0 + $1.secret.count })
+        for entry in pending { secrets.append(contentsOf: entry.secret) }
+        defer { for index in secrets.indices { secrets[index] = 0 } }
         let ready = try await Self.start(
-            secret: pending.flatMap(\.secret),
+            secret: secrets,
             arguments: arguments,
             environment: ProcessInfo.processInfo.environment
         )
@@ -174,7 +179,13 @@ struct Agent: AsyncParsableCommand {
             for started in pending {
                 if json {
                     reports.append(
-                        report(reply, started.address, alreadyRunning: false, profile: several ? started.profile : nil)
+                        report(
+                            reply,
+                            started.address,
+                            alreadyRunning: false,
+                            profile: several ? started.profile : nil,
+                            userId: several ? started.userId : nil
+                        )
                     )
                     continue
                 }
@@ -198,7 +209,8 @@ struct Agent: AsyncParsableCommand {
         _ reply: AgentReply,
         _ address: AgentAddress,
         alreadyRunning: Bool,
-        profile: String? = nil
+        profile: String? = nil,
+        userId: String? = nil
     ) -> JSONValue {
         var object: [String: JSONValue] = [
             "socket": .string(address.socketPath),
@@ -209,6 +221,8 @@ struct Agent: AsyncParsableCommand {
             "alreadyRunning": .bool(alreadyRunning),
         ]
         if let profile { object["profile"] = .string(profile) }
+        // The ready line is the first profile's: the others name their own user.
+        if let userId { object["userId"] = .string(userId) }
         return .object(object)
     }
 

@@ -46,6 +46,9 @@ struct ConfigFileContents: Sendable {
         return nil
     }
 
+    /// No config file: no key, no profile.
+    init() {}
+
     /// Parses the config file's bytes.
     /// - Throws: ``CLIError`` (configuration) for a file that is not a JSON object, an unknown key (at the top level
     ///   or in a profile), a secret, a value of the wrong type, or a profile whose name is not allowed.

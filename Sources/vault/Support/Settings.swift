@@ -280,7 +280,8 @@ struct Settings {
         } else if let name = profile.value {
             // A named profile without a store of its own keeps its logins in a directory of its own, so that two
             // profiles at two issuers never share a login (nor an agent, whose address is the store's and user's).
-            let base = embedded ? Paths.embeddedStore(environment: environment) : Paths.defaultStore(environment: environment)
+            let base =
+                embedded ? Paths.embeddedStore(environment: environment) : Paths.defaultStore(environment: environment)
             self.store = Setting(
                 value: Paths.profileStore(name, in: base).path,
                 source: .derived(Self.profileStoreSource(name))
