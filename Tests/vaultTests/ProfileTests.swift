@@ -195,7 +195,21 @@ struct ProfileTests {
                     kill(agents[0].pid, SIGKILL)
                     throw error
                 }
+                try await AgentTests.waitUntilGone(agents[0].pid)
                 if AgentTests.isRunning(agents[0].pid) { kill(agents[0].pid, SIGKILL) }
+
+                // --all-profiles: every named profile, by name, one password line each; --json prints an array.
+                let all = try await sandbox.run(
+                    ["agent", "--password-stdin", "--all-profiles", "--json"],
+                    stdin: "\(Self.passwords["one"]!)\n\(Self.passwords["two"]!)\n",
+                    environment: Self.fileDecides
+                )
+                let reports = try JSONSerialization.jsonObject(with: Data(all.stdout.utf8)) as? [[String: Any]]
+                let pids = Set((reports ?? []).compactMap { ($0["pid"] as? NSNumber)?.int32Value })
+                for pid in pids { kill(pid, SIGTERM) }
+                #expect(all.status == 0, "\(all.stderr)")
+                #expect(reports?.map { $0["profile"] as? String } == ["one", "two"], "\(all.stdout)")
+                #expect(pids.count == 1, "one process")
             }
         }
     }
