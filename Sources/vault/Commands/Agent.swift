@@ -31,6 +31,11 @@ struct Agent: AsyncParsableCommand {
             The session ends after --idle-timeout seconds without a token request, after --max-lifetime seconds \
             in all, or with `credential-vault lock` (or SIGTERM): the agent then drops it, removes its socket and exits. When an agent \
             already serves the store and user, this says so and exits 0.
+
+            With --profile given more than once, or --all-profiles (every named profile of the config file), one \
+            process serves each profile on that profile's own socket: one password per profile, in order (with \
+            --password-stdin, one line each), one line printed per profile (--json: an array, each with its \
+            "profile"). `lock --profile NAME` ends that profile's session; the process ends with the last one.
             """,
         aliases: ["unlock"]
     )
@@ -50,14 +55,50 @@ struct Agent: AsyncParsableCommand {
     )
     var json = false
 
+    @Flag(help: "Serve every named profile of the config file (one password each, in the order of their names).")
+    var allProfiles = false
+
     /// The background process itself: started by `credential-vault agent`, never typed.
     @Flag(help: .private)
     var serve = false
+
+    /// For the background process of several profiles: the ones it serves (those no agent served yet), in order.
+    @Option(name: .customLong("serve-profile"), help: .private)
+    var serveProfiles: [String] = []
 
     func validate() throws {
         guard idleTimeout >= 1, maxLifetime >= 1 else {
             throw ValidationError("--idle-timeout and --max-lifetime take a number of seconds, at least 1")
         }
+        guard !allProfiles || connection.profiles.isEmpty else {
+            throw ValidationError("--all-profiles serves every profile: give it without --profile")
+        }
+    }
+
+    /// Whether this agent serves several profiles (`--profile` more than once, or `--all-profiles`).
+    ///
+    /// Several profiles are served by one process, each on its own socket (``AgentAddress``, from that profile's
+    /// store and user), not by one socket with the profile in each request: every client (`token`, the helpers,
+    /// `lock`, `status`) already finds its agent from its own settings, so nothing changes for them, a
+    /// single-profile agent stays what it was, and `lock --profile NAME` ends that profile's session alone.
+    private var servesSeveral: Bool { allProfiles || connection.profiles.count > 1 }
+
+    /// The connection options of each profile served, in order (one for a single-profile agent: the options as given).
+    private func servedConnections() throws -> [ConnectionOptions] {
+        if !serveProfiles.isEmpty { return serveProfiles.map { connection.withProfile($0) } }
+        guard servesSeveral else { return [connection] }
+        var names: [String] = []
+        if allProfiles {
+            names = try Command.catching { try Settings.configFileContents(options: connection).profileNames }
+            guard !names.isEmpty else {
+                throw Command.fail(
+                    CLIError.configuration("--all-profiles: the config file has no named profiles (its \"profiles\")")
+                )
+            }
+        } else {
+            for name in connection.profiles where !names.contains(name) { names.append(name) }
+        }
+        return names.map { connection.withProfile($0) }
     }
 
     func run() async throws {
@@ -68,60 +109,121 @@ struct Agent: AsyncParsableCommand {
         }
     }
 
-    /// Reads the password here, where the terminal is, and hands it to the background process over a pipe.
+    /// One profile `launch` starts: its user, its socket, and the password line for the background process (empty
+    /// with device unlock).
+    private struct Pending {
+        let profile: String?
+        let userId: String
+        let address: AgentAddress
+        var secret: [UInt8]
+    }
+
+    /// Reads the passwords here, where the terminal is (one per profile, in order), and hands them to the background
+    /// process over a pipe, one line each.
     private func launch() async throws {
         let prompt = unlocking.prompt
-        var childStatus: Int32?
-        try await VaultContext.with(connection, offline: true) { context in
-            let environment = ProcessInfo.processInfo.environment
-            let userId = try await context.resolveRegisteredUser()
-            let address = context.agentAddress(userId: userId, environment: environment)
-            if let running = await AgentClient.ask("status", at: address) {
-                if json { return Terminal.output(Format.json(report(running, address, alreadyRunning: true))) }
-                Terminal.output("An agent already serves \(userId) on \(address.socketPath).")
-                return
-            }
-            try address.prepareDirectory()
-            if let reason = address.fallbackReason {
-                Terminal.note(
-                    "credential-vault: \(reason), so the agent's socket is in \(address.directory.path) instead."
-                )
-            }
-            let deviceUnlockOn = await context.userStorage.hasDeviceUnlock(userId: userId)
-            let device = !unlocking.noDeviceUnlock && deviceUnlockOn
-            var secret: [UInt8] = device ? [] : Array(try prompt.read("Password for \(userId): ").utf8) + [10]
-            defer { for index in secret.indices { secret[index] = 0 } }
-            let ready = try await Self.start(
-                secret: secret,
-                arguments: Array(CommandLine.arguments.dropFirst()) + ["--serve"],
-                environment: environment
-            )
-            switch ready {
-            case .ready(let reply) where json:
-                Terminal.output(Format.json(report(reply, address, alreadyRunning: false)))
-            case .ready(let reply):
-                Terminal.output(
-                    "Agent started for \(userId) (pid \(reply.pid.map(String.init) ?? "?")) on \(address.socketPath); "
-                        + "it ends after \(idleTimeout) s idle, \(maxLifetime) s in all, or `credential-vault lock`."
-                )
-            case .failed(let status):
-                childStatus = status
+        let several = servesSeveral
+        var pending: [Pending] = []
+        defer {
+            for index in pending.indices {
+                for byte in pending[index].secret.indices { pending[index].secret[byte] = 0 }
             }
         }
-        // The background process has already said why on standard error.
-        if let childStatus { throw ExitCode(childStatus == 0 ? ExitStatus.failure.rawValue : childStatus) }
+        var reports: [JSONValue] = []
+        for options in try servedConnections() {
+            let profile = options.profiles.first
+            let named = several ? " (profile \(profile ?? "-"))" : ""
+            try await VaultContext.with(options, offline: true) { context in
+                let environment = ProcessInfo.processInfo.environment
+                let userId = try await context.resolveRegisteredUser()
+                let address = context.agentAddress(userId: userId, environment: environment)
+                if let running = await AgentClient.ask("status", at: address) {
+                    if json {
+                        reports.append(report(running, address, alreadyRunning: true, profile: several ? profile : nil))
+                        return
+                    }
+                    Terminal.output("An agent already serves \(userId)\(named) on \(address.socketPath).")
+                    return
+                }
+                try address.prepareDirectory()
+                if let reason = address.fallbackReason, pending.isEmpty {
+                    Terminal.note(
+                        "credential-vault: \(reason), so the agent's socket is in \(address.directory.path) instead."
+                    )
+                }
+                let deviceUnlockOn = await context.userStorage.hasDeviceUnlock(userId: userId)
+                let device = !unlocking.noDeviceUnlock && deviceUnlockOn
+                let secret: [UInt8] =
+                    device ? [] : Array(try prompt.read("Password for \(userId)\(named): ").utf8) + [10]
+                pending.append(Pending(profile: profile, userId: userId, address: address, secret: secret))
+            }
+        }
+        guard !pending.isEmpty else {
+            if json { Terminal.output(Format.json(several ? .array(reports) : reports[0])) }
+            return
+        }
+        var arguments = Array(CommandLine.arguments.dropFirst()) + ["--serve"]
+        if several { arguments += pending.flatMap { ["--serve-profile", $0.profile ?? ""] } }
+        // One buffer of all the password lines, sized once (growing it would leave copies), zeroed after use.
+        var secrets: [UInt8] = []
+        secrets.reserveCapacity(pending.reduce(0) { $0 + $1.secret.count })
+        for entry in pending { secrets.append(contentsOf: entry.secret) }
+        defer { for index in secrets.indices { secrets[index] = 0 } }
+        let ready = try await Self.start(
+            secret: secrets,
+            arguments: arguments,
+            environment: ProcessInfo.processInfo.environment
+        )
+        switch ready {
+        case .ready(let reply):
+            for started in pending {
+                if json {
+                    reports.append(
+                        report(
+                            reply,
+                            started.address,
+                            alreadyRunning: false,
+                            profile: several ? started.profile : nil,
+                            userId: several ? started.userId : nil
+                        )
+                    )
+                    continue
+                }
+                let named = several ? " (profile \(started.profile ?? "-"))" : ""
+                Terminal.output(
+                    "Agent started for \(started.userId)\(named) (pid \(reply.pid.map(String.init) ?? "?")) on "
+                        + "\(started.address.socketPath); it ends after \(idleTimeout) s idle, \(maxLifetime) s in all, "
+                        + "or `credential-vault lock`."
+                )
+            }
+            if json { Terminal.output(Format.json(several ? .array(reports) : reports[0])) }
+        case .failed(let status):
+            // The background process has already said why on standard error.
+            throw ExitCode(status == 0 ? ExitStatus.failure.rawValue : status)
+        }
     }
 
     /// What `--json` prints about the agent.
-    private func report(_ reply: AgentReply, _ address: AgentAddress, alreadyRunning: Bool) -> JSONValue {
-        .object([
+    /// With several profiles, each object also names its `profile`, and the objects are printed as one array.
+    private func report(
+        _ reply: AgentReply,
+        _ address: AgentAddress,
+        alreadyRunning: Bool,
+        profile: String? = nil,
+        userId: String? = nil
+    ) -> JSONValue {
+        var object: [String: JSONValue] = [
             "socket": .string(address.socketPath),
             "pid": reply.pid.map { .number(Double($0)) } ?? .null,
             "userId": reply.userId.map { .string($0) } ?? .null,
             "idleTimeout": reply.idleTimeout.map { .number($0) } ?? .null,
             "maxLifetime": reply.maxLifetime.map { .number($0) } ?? .null,
             "alreadyRunning": .bool(alreadyRunning),
-        ])
+        ]
+        if let profile { object["profile"] = .string(profile) }
+        // The ready line is the first profile's: the others name their own user.
+        if let userId { object["userId"] = .string(userId) }
+        return .object(object)
     }
 
     private enum Start {
@@ -185,53 +287,97 @@ struct Agent: AsyncParsableCommand {
         return .failed(await ChildProcess.wait(pid))
     }
 
-    /// The background process: logs in, listens, writes its ready line, serves until the session ends.
-    private func serveSession() async throws {
-        signal(SIGPIPE, SIG_IGN)
-        signal(SIGHUP, SIG_IGN)
-        let idle = Duration.seconds(idleTimeout)
-        let lifetime = Duration.seconds(maxLifetime)
-        try await VaultContext.with(connection) { context in
-            let environment = ProcessInfo.processInfo.environment
+    /// One unlocked profile of the background process.
+    private struct Unlocked {
+        let context: VaultContext
+        /// The user as resolved from the store (names the socket).
+        let userId: String
+        /// The user of the unlocked login.
+        let loginUserId: String
+    }
+
+    /// Unlocks each of `remaining` in order (a password line each from standard input, or device unlock), keeping
+    /// every context open, then runs `body` with them all.
+    private func withUnlocked(
+        _ remaining: ArraySlice<ConnectionOptions>,
+        _ opened: [Unlocked] = [],
+        _ body: ([Unlocked]) async throws -> Void
+    ) async throws {
+        guard let options = remaining.first else { return try await body(opened) }
+        try await VaultContext.with(options) { context in
             let userId = try await context.resolveRegisteredUser()
             let (token, _) = try await context.unlock(
                 userId: userId,
                 prompt: PasswordPrompt(fromStandardInput: true),
                 allowDeviceUnlock: !unlocking.noDeviceUnlock
             )
+            let unlocked = Unlocked(context: context, userId: userId, loginUserId: token.userId)
+            try await withUnlocked(remaining.dropFirst(), opened + [unlocked], body)
+        }
+    }
+
+    /// The background process: logs in (each profile), listens (a socket each), writes its ready line, serves until
+    /// every session has ended.
+    private func serveSession() async throws {
+        signal(SIGPIPE, SIG_IGN)
+        signal(SIGHUP, SIG_IGN)
+        let idle = Duration.seconds(idleTimeout)
+        let lifetime = Duration.seconds(maxLifetime)
+        let connections = try servedConnections()
+        try await withUnlocked(connections[...]) { unlocked in
+            let environment = ProcessInfo.processInfo.environment
             Self.redirectToNull(STDIN_FILENO)
-            let address = context.agentAddress(userId: userId, environment: environment)
-            try address.prepareDirectory()
-            let session = AgentSession(
-                auth: context.auth,
-                storage: context.userStorage,
-                userId: token.userId,
-                store: context.storeDirectory.path,
-                idleTimeout: idle,
-                maxLifetime: lifetime
-            )
-            let server = try AgentServer(path: address.socketPath, session: session)
-            // SIGTERM and SIGINT end the session like `credential-vault lock`: the socket goes with it.
+            var served: [(session: AgentSession, server: AgentServer)] = []
+            for profile in unlocked {
+                let address = profile.context.agentAddress(userId: profile.userId, environment: environment)
+                try address.prepareDirectory()
+                let session = AgentSession(
+                    auth: profile.context.auth,
+                    storage: profile.context.userStorage,
+                    userId: profile.loginUserId,
+                    store: profile.context.storeDirectory.path,
+                    idleTimeout: idle,
+                    maxLifetime: lifetime
+                )
+                do {
+                    served.append((session, try AgentServer(path: address.socketPath, session: session)))
+                } catch {
+                    for (_, server) in served { server.stop() }
+                    throw error
+                }
+            }
+            let sessions = served.map(\.session)
+            // SIGTERM and SIGINT end every session like `credential-vault lock`: the sockets go with them.
             let signals = [SIGTERM, SIGINT].map { number in
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number)
-                source.setEventHandler { Task { await session.end() } }
+                source.setEventHandler { Task { for session in sessions { await session.end() } } }
                 source.resume()
                 return source
             }
             defer { for source in signals { source.cancel() } }
-            server.start()
-            let ready = await session.answer(AgentRequest(op: "status"))
+            for (_, server) in served { server.start() }
+            guard let first = sessions.first else { return }
+            let ready = await first.answer(AgentRequest(op: "status"))
             UnixSocket.writeLine(STDOUT_FILENO, ready.line, pipe: true)
             // From here nothing is printed: the agent's output and errors go to /dev/null.
             Self.redirectToNull(STDOUT_FILENO)
             Self.redirectToNull(STDERR_FILENO)
-            while !(await session.endIfExpired()) {
+            // Each session ends on its own (`lock --profile NAME` ends one); the process goes with the last.
+            while true {
+                var ended: [AgentServer] = []
+                var live = 0
+                for entry in served {
+                    if await entry.session.endIfExpired() { ended.append(entry.server) } else { live += 1 }
+                }
+                if live == 0 { break }
+                // A session that ended while others go on gives its socket back now.
+                for server in ended { server.stop() }
                 try? await Task.sleep(for: .milliseconds(200))
             }
             // A refresh that was answered is written before the process goes: SIGTERM must not lose the login.
             await TerminationSignals.waitUntilNothingHeld()
-            server.stop()
+            for (_, server) in served { server.stop() }
         }
     }
 

@@ -9,7 +9,10 @@ struct Config: AsyncParsableCommand {
         discussion: """
             Precedence: flags, then environment variables, then the config file \
             ($XDG_CONFIG_HOME/credential-vault/config.json, or --config / CREDENTIAL_VAULT_CONFIG), then defaults.
-            Config file keys: \(Settings.allKeys.map(\.fileKey).joined(separator: ", ")).
+            Config file keys: \(ConfigFileContents.knownKeys.joined(separator: ", ")).
+            Named profiles go in "profiles": {"NAME": {...the same keys...}}; --profile NAME (or \
+            CREDENTIAL_VAULT_PROFILE) picks one, and its keys override the top level's. A named profile without a \
+            store keeps its logins in profiles/NAME of the default store.
             """
     )
 

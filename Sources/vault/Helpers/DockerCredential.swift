@@ -18,7 +18,9 @@ struct DockerCredential: AsyncParsableCommand {
             access token, Username --username, default oauth2); without a token it prints docker's "credentials not \
             found in native keychain" and exits 1, and docker goes on without credentials (the reason is on \
             standard error). store and erase keep nothing: they read their input and print nothing. list prints {} \
-            or, with --server-url, that server and the username.
+            or, with --server-url, that server and the username. The profile is --profile (or \
+            CREDENTIAL_VAULT_PROFILE) when given; else, once a profile of the config file names "hosts", the one \
+            naming the registry's host (no profile naming it: "credentials not found").
             """
     )
 
@@ -58,12 +60,28 @@ struct DockerCredential: AsyncParsableCommand {
         }
     }
 
+    /// The registry's host (with its port when one is given) in docker's `ServerURL`, which is a URL
+    /// (`https://registry.example/v2/`) or a bare host (`registry.example:5000`); nil when it names none.
+    static func registryHost(_ server: String) -> String? {
+        guard let url = URL(string: server.contains("://") ? server : "https://" + server), let host = url.host(),
+            !host.isEmpty
+        else { return nil }
+        let name = host.contains(":") ? "[\(host)]" : host
+        return (url.port.map { "\(name):\($0)" } ?? name).lowercased()
+    }
+
     private func get() async throws {
         let input = Terminal.readAllStandardInput(limit: 8 * 1024)
         let server = String(decoding: input, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         let served: ServedToken
         do {
-            served = try await helper.servedToken()
+            guard let options = try helper.connection(forHost: Self.registryHost(server)) else {
+                Terminal.note(
+                    "credential-vault: no profile names \(Format.escapingControlCharacters(server)) in its hosts"
+                )
+                throw ExitCode.failure
+            }
+            served = try await helper.servedToken(for: options)
         } catch {
             // The reason goes to standard error; docker reads this line as "no credentials" and goes on.
             if !(error is ExitCode) { _ = Command.fail(CLIError.from(error)) }

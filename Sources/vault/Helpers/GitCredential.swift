@@ -17,7 +17,10 @@ struct GitCredential: AsyncParsableCommand {
             erase keep nothing, so they read their input and do nothing (erase says so on standard error: git \
             calls it when the server refused the token). No token is sent over plain http except to a loopback \
             address. The token comes from a running `credential-vault agent`; without one, from device unlock or \
-            the password (never read from standard input, which is git's: see CREDENTIAL_VAULT_ASKPASS).
+            the password (never read from standard input, which is git's: see CREDENTIAL_VAULT_ASKPASS). \
+            The profile is --profile (or CREDENTIAL_VAULT_PROFILE) when given; else, once a profile of the config \
+            file names "hosts", the one naming git's host, and for a host none names nothing is answered (git then \
+            asks its next helper).
             """
     )
 
@@ -65,7 +68,15 @@ struct GitCredential: AsyncParsableCommand {
                 )
             }
         }
-        let served = try await helper.servedToken()
+        guard let options = try Command.catching({ try helper.connection(forHost: request.host) }) else {
+            // git's convention for "not mine": nothing on standard output, exit 0; git asks its next helper.
+            Terminal.note(
+                "credential-vault: no profile names \(Format.escapingControlCharacters(request.host ?? "this host")) "
+                    + "in its hosts; nothing is answered"
+            )
+            return
+        }
+        let served = try await helper.servedToken(for: options)
         var lines: [String] = []
         if request.capabilities.contains("authtype") {
             lines.append("capability[]=authtype")

@@ -11,6 +11,26 @@ struct HelperOptions: ParsableArguments {
 
     @OptionGroup var freshness: TokenOptions
 
+    /// The connection options of the profile that serves `host` (git's `host`, docker's registry; `host:port` when
+    /// a port is given); nil when no profile does.
+    ///
+    /// `--profile` or `CREDENTIAL_VAULT_PROFILE` decides alone when given. Else, when no profile of the config file
+    /// (its top level included) names `hosts`, the default profile serves every host, as before profiles:
+    /// `setup-git` and docker's `credHelpers` choose which hosts reach the helper. Once any profile names hosts, the
+    /// profile whose `hosts` holds `host` serves it (a named one first, by name; then the top level), and a host
+    /// none names gets nothing: the calling program then asks its next helper, or goes on without credentials.
+    /// - Throws: ``CLIError`` for a config file that cannot be read.
+    func connection(forHost host: String?) throws -> ConnectionOptions? {
+        let environment = ProcessInfo.processInfo.environment
+        if try Settings.selectedProfile(options: connection, environment: environment).value != nil {
+            return connection
+        }
+        let contents = try Settings.configFileContents(options: connection, environment: environment)
+        guard contents.namesHosts else { return connection }
+        guard let host, let claim = contents.profile(claiming: host) else { return nil }
+        return connection.withProfile(claim)
+    }
+
     /// A token for the calling program: the agent's when one runs, else device unlock when it is on, else the
     /// password, asked at the terminal or through `CREDENTIAL_VAULT_ASKPASS` / `SSH_ASKPASS` (standard input is the
     /// calling program's, never read for a password). Every failure has been printed and is an exit already.
@@ -18,9 +38,10 @@ struct HelperOptions: ParsableArguments {
     /// The token is checked to be one word of visible ASCII, so it cannot break the line or the JSON it goes into,
     /// and to be a Bearer token: these programs cannot make a DPoP proof per request.
     /// - Parameter usesTerminal: false when the calling program says the terminal is not the helper's.
-    func servedToken(usesTerminal: Bool = true) async throws -> ServedToken {
+    /// - Parameter options: the connection of the profile chosen (``connection(forHost:)``); nil: ``connection``.
+    func servedToken(for options: ConnectionOptions? = nil, usesTerminal: Bool = true) async throws -> ServedToken {
         let served = try await agent.servedToken(
-            connection,
+            options ?? connection,
             requirement: freshness.requirement,
             prompt: PasswordPrompt(fromStandardInput: false, forHelper: true, usesTerminal: usesTerminal)
         )

@@ -10,7 +10,8 @@ struct SetupGit: AsyncParsableCommand {
         discussion: """
             Writes two lines with `git config --global`: credential.https://HOST.helper set empty (so no other \
             helper is asked for that host first) and the helper itself, naming this program by its full path. \
-            With --dry-run the two commands are printed and nothing is changed.
+            With --profile NAME the helper line names that profile. With --dry-run the two commands are printed \
+            and nothing is changed.
             """
     )
 
@@ -19,6 +20,14 @@ struct SetupGit: AsyncParsableCommand {
 
     @Option(help: "The username given to git with the token (default oauth2).")
     var username: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "The profile of the config file whose token git gets for this host (written into the helper line).",
+            valueName: "name"
+        )
+    )
+    var profile: String?
 
     @Flag(help: "Print the git config commands instead of running them.")
     var dryRun = false
@@ -31,6 +40,9 @@ struct SetupGit: AsyncParsableCommand {
         if let username, username.isEmpty || !username.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 }) {
             throw ValidationError("--username takes one word of visible ASCII")
         }
+        if let profile, !ConfigFileContents.isValidProfileName(profile) {
+            throw ValidationError("--profile takes a profile's name: 1 to 64 letters, digits, '.', '_' or '-'")
+        }
     }
 
     /// The helper line: a shell command (`!`), so a path with spaces works, each word quoted for the shell.
@@ -38,6 +50,7 @@ struct SetupGit: AsyncParsableCommand {
         let program = Bundle.main.executableURL?.path ?? CommandLine.arguments[0]
         var words = [program, "git-credential"]
         if let username { words += ["--username", username] }
+        if let profile { words += ["--profile", profile] }
         return "!" + words.map(Self.shellQuoted).joined(separator: " ")
     }
 

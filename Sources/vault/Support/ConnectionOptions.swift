@@ -2,6 +2,25 @@ import ArgumentParser
 
 /// The options every command that talks to the issuer or the store takes.
 struct ConnectionOptions: ParsableArguments {
+    /// Every `--profile` given: one for every command (``Settings`` refuses more), several for
+    /// `credential-vault agent`, which serves each from one process (``withProfile(_:)``).
+    @Option(
+        name: .customLong("profile"),
+        help: ArgumentHelp(
+            "A named profile of the config file: its keys override the top level's (env CREDENTIAL_VAULT_PROFILE). "
+                + "`agent` takes several.",
+            valueName: "name"
+        )
+    )
+    var profiles: [String] = []
+
+    /// These options for the one profile `name` (nil: the default profile, or CREDENTIAL_VAULT_PROFILE's).
+    func withProfile(_ name: String?) -> ConnectionOptions {
+        var options = self
+        options.profiles = name.map { [$0] } ?? []
+        return options
+    }
+
     @Option(
         help: ArgumentHelp(
             "A SMART on FHIR server's base URL: the login is a SMART launch there, whose endpoints it names "

@@ -1,6 +1,12 @@
 import CredentialVault
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The XDG locations `credential-vault` uses.
 enum Paths {
     static func configFile(environment: [String: String]) -> URL {
@@ -12,6 +18,30 @@ enum Paths {
     /// The library's default store: `$XDG_DATA_HOME/credential-vault` (the library's own rule).
     static func defaultStore(environment: [String: String]) -> URL {
         DefaultStore.directory(environment: environment)
+    }
+
+    /// The store of the named profile `name` when it names none: `profiles/NAME` in the store `base` the default
+    /// profile uses (``defaultStore(environment:)`` or ``embeddedStore(environment:)``).
+    ///
+    /// A subdirectory, not a login key that includes the issuer: the default profile's logins stay where they
+    /// always were (no existing user's path changes), and each named profile gets a store, and so agent sockets
+    /// (``AgentAddress``: a hash of store and user), of its own, whatever its issuer. The store's listing takes only
+    /// its own records, so the `profiles` directory in it is never read as a login.
+    static func profileStore(_ name: String, in base: URL) -> URL {
+        base.appending(path: "profiles", directoryHint: .isDirectory).appending(path: name, directoryHint: .isDirectory)
+    }
+
+    /// Creates the directories above a named profile's own store (``profileStore(_:in:)``) with mode 0700: the
+    /// store creates only its last component 0700, and the default profile's store, which is one of these
+    /// directories, must be 0700 when it is used in its turn.
+    static func prepareProfileStoreParents(_ store: URL) {
+        let profiles = store.deletingLastPathComponent()
+        let base = profiles.deletingLastPathComponent()
+        try? FileManager.default.createDirectory(
+            at: base.deletingLastPathComponent(),
+            withIntermediateDirectories: true
+        )
+        for directory in [base, profiles] { mkdir(directory.path, 0o700) }
     }
 
     /// Everything of the embedded default: `$XDG_STATE_HOME/credential-vault`.

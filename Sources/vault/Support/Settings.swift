@@ -173,6 +173,9 @@ struct Settings {
     ]
 
     let configFile: Setting
+    /// The profile: `--profile`, `CREDENTIAL_VAULT_PROFILE`; unset for the default profile (the config file's top
+    /// level). A named profile's keys override the top level's; flags and variables override both.
+    let profile: Setting
     let fhir: Setting
     let issuer: Setting
     let clientId: Setting
@@ -207,30 +210,54 @@ struct Settings {
     /// curl; every other source adds to them.
     var caFileReplacesSystemRoots: Bool { caFile.source == .environment("SSL_CERT_FILE") }
 
+    /// The store of a named profile that names none (``Paths/profileStore(_:in:)``); nil otherwise.
+    var profileDefaultStore: URL? {
+        guard let name = profile.value, store.source == .derived(Self.profileStoreSource(name)) else { return nil }
+        return store.value.map { URL(fileURLWithPath: $0, isDirectory: true) }
+    }
+
+    /// What a named profile's own store is derived from.
+    private static func profileStoreSource(_ name: String) -> String { "the profile \(name)" }
+
     /// True when neither an issuer nor a key service is configured: `credential-vault` then runs its own KeyServiceMock.
     var isEmbedded: Bool { issuer.value == nil && keyService.value == nil }
 
     /// Resolves every setting; throws ``CLIError`` (configuration) for an unreadable or unknown config file, or
     /// one that others can write (``ConfigFile/contents(atPath:required:)``).
     init(options: ConnectionOptions, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
-        let explicitFile: Setting? =
-            if let path = options.config {
-                Setting(value: path, source: .flag("config"))
-            } else if let (name, path) = Self.environmentValue("CREDENTIAL_VAULT_CONFIG", in: environment) {
-                Setting(value: path, source: .environment(name))
-            } else {
-                nil
+        let (configFile, required) = Self.configFileSetting(options: options, environment: environment)
+        let filePath = configFile.value ?? ""
+        self.configFile = configFile
+        let contents = try Self.readConfigFile(filePath, required: required)
+        let profile = try Self.selectedProfile(options: options, environment: environment)
+        self.profile = profile
+        let named: ConfigProfile?
+        if let name = profile.value {
+            guard let found = contents.profiles[name] else {
+                let known = contents.profileNames
+                throw CLIError.configuration(
+                    "no profile '\(name)' (\(profile.source)) in the config file \(filePath); "
+                        + (known.isEmpty
+                            ? "it has none (profiles go in its \"profiles\" object)"
+                            : "its profiles: " + known.joined(separator: ", "))
+                )
             }
-        let filePath = explicitFile?.value ?? Paths.configFile(environment: environment).path
-        configFile = explicitFile ?? Setting(value: filePath, source: .builtIn)
-        let file = try Self.readConfigFile(filePath, required: explicitFile != nil)
+            named = found
+        } else {
+            named = nil
+        }
 
         func resolve(_ key: Key, flag: String?) -> Setting {
             if let flag, let name = key.flag { return Setting(value: flag, source: .flag(name)) }
             if let (name, value) = Self.environmentValue(key.environment, in: environment) {
                 return Setting(value: value, source: .environment(name))
             }
-            if let value = file[key.fileKey] { return Setting(value: value, source: .file(filePath)) }
+            if let name = profile.value, let value = named?.values[key.fileKey] {
+                return Setting(value: value, source: .profile(name, file: filePath))
+            }
+            if let value = contents.topLevel.values[key.fileKey] {
+                return Setting(value: value, source: .file(filePath))
+            }
             return Setting(value: nil, source: .unset)
         }
 
@@ -250,6 +277,15 @@ struct Settings {
         let store = resolve(Self.storeKey, flag: options.store)
         if store.value != nil {
             self.store = store
+        } else if let name = profile.value {
+            // A named profile without a store of its own keeps its logins in a directory of its own, so that two
+            // profiles at two issuers never share a login (nor an agent, whose address is the store's and user's).
+            let base =
+                embedded ? Paths.embeddedStore(environment: environment) : Paths.defaultStore(environment: environment)
+            self.store = Setting(
+                value: Paths.profileStore(name, in: base).path,
+                source: .derived(Self.profileStoreSource(name))
+            )
         } else if embedded {
             self.store = Setting(value: Paths.embeddedStore(environment: environment).path, source: .embedded)
         } else {
@@ -297,6 +333,7 @@ struct Settings {
     /// The rows `credential-vault config` prints, in a fixed order.
     var rows: [(name: String, setting: Setting)] {
         [
+            ("profile", profile.value == nil ? Setting(value: nil, source: .builtIn) : profile),
             ("fhir", fhir),
             ("issuer", isEmbedded ? Setting(value: nil, source: .embedded) : issuer),
             ("key-service", isEmbedded ? Setting(value: nil, source: .embedded) : keyService),
@@ -339,43 +376,60 @@ struct Settings {
         return (legacy, value)
     }
 
-    /// The config file as a dictionary of strings; `scopes` may be an array, `timeout` a number.
-    private static func readConfigFile(_ path: String, required: Bool) throws -> [String: String] {
-        guard let data = try ConfigFile.contents(atPath: path, required: required) else { return [:] }
-        let object: [String: Any]
-        do throws(UntrustedJSON.Refusal) {
-            object = try UntrustedJSON.object(from: data, maximumSize: ConfigFile.maximumSize)
-        } catch .notDecodable {
-            throw CLIError.configuration("the config file \(path) is not a JSON object")
-        } catch {
-            throw CLIError.configuration("the config file \(path) is not read: \(error)")
+    /// The config file, parsed; empty when there is none and none was named.
+    private static func readConfigFile(_ path: String, required: Bool) throws -> ConfigFileContents {
+        guard let data = try ConfigFile.contents(atPath: path, required: required) else { return ConfigFileContents() }
+        return try ConfigFileContents(data: data, path: path)
+    }
+
+    /// The config file these options and this environment read (`--config`, `CREDENTIAL_VAULT_CONFIG`, else the
+    /// default path), and whether it was named (then it must exist).
+    private static func configFileSetting(
+        options: ConnectionOptions,
+        environment: [String: String]
+    ) -> (setting: Setting, required: Bool) {
+        if let path = options.config { return (Setting(value: path, source: .flag("config")), true) }
+        if let (name, path) = environmentValue("CREDENTIAL_VAULT_CONFIG", in: environment) {
+            return (Setting(value: path, source: .environment(name)), true)
         }
-        let known = Set(allKeys.map(\.fileKey))
-        var values: [String: String] = [:]
-        for (key, value) in object {
-            guard known.contains(key) else {
-                if key == "clientSecret" || key == "clientKey" {
-                    throw CLIError.configuration(
-                        "the config file \(path) has '\(key)': a secret does not belong in the config file. Put it in "
-                            + "a file of its own that only you can read (chmod 600) and name that file with "
-                            + "'\(key)File'"
-                    )
-                }
-                throw CLIError.configuration(
-                    "the config file \(path) has an unknown key '\(key)'; known keys: "
-                        + allKeys.map(\.fileKey).joined(separator: ", ")
-                )
-            }
-            switch value {
-            case let text as String: values[key] = text
-            case let list as [String] where key == "scopes": values[key] = list.joined(separator: " ")
-            case let list as [String] where key == "authParams": values[key] = list.joined(separator: "\n")
-            case let number as NSNumber where key == "maxAge": values[key] = number.stringValue
-            case let number as NSNumber where key == "timeout": values[key] = number.stringValue
-            default:
-                throw CLIError.configuration("the config file \(path): '\(key)' must be a string")
-            }
+        return (Setting(value: Paths.configFile(environment: environment).path, source: .builtIn), false)
+    }
+
+    /// The profile named by `--profile` or `CREDENTIAL_VAULT_PROFILE` (the flag first); unset for the default
+    /// profile (the config file's top level).
+    /// - Throws: ``CLIError`` (usage) for `--profile` given twice (only `credential-vault agent` serves several) or a
+    ///   name that cannot be a profile's.
+    static func selectedProfile(options: ConnectionOptions, environment: [String: String]) throws -> Setting {
+        guard options.profiles.count <= 1 else {
+            throw CLIError.usage("--profile is given once here (only `credential-vault agent` serves several profiles)")
         }
-        return values
+        let setting: Setting =
+            if let name = options.profiles.first {
+                Setting(value: name, source: .flag("profile"))
+            } else if let (variable, name) = environmentValue(profileEnvironment, in: environment) {
+                Setting(value: name, source: .environment(variable))
+            } else {
+                Setting(value: nil, source: .unset)
+            }
+        if let name = setting.value, !ConfigFileContents.isValidProfileName(name) {
+            throw CLIError.usage(
+                "the profile '\(Format.escapingControlCharacters(name))' (\(setting.source)) is not a profile's name: "
+                    + "1 to 64 letters, digits, '.', '_' or '-'"
+            )
+        }
+        return setting
+    }
+
+    /// The variable that names the profile.
+    static let profileEnvironment = "CREDENTIAL_VAULT_PROFILE"
+
+    /// The config file these options read, parsed (for the helpers, which choose a profile by host, and for
+    /// `agent --all-profiles`).
+    static func configFileContents(
+        options: ConnectionOptions,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> ConfigFileContents {
+        let (file, required) = configFileSetting(options: options, environment: environment)
+        return try readConfigFile(file.value ?? "", required: required)
     }
 }

@@ -40,6 +40,7 @@ final class VaultContext {
         try await Command.guarded { () async throws -> VaultContext? in
             let settings = try Settings(options: options)
             let environment = ProcessInfo.processInfo.environment
+            if let store = settings.profileDefaultStore { Paths.prepareProfileStoreParents(store) }
             let embedded: EmbeddedKeyService?
             let issuer: URL
             let keyService: URL
