@@ -2,6 +2,7 @@ import CredentialVault
 import Foundation
 import KeyServiceMock
 import Testing
+import VaultTestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -10,7 +11,7 @@ import Glibc
 /// Named profiles of the config file (issue 24, "several accounts"): `--profile` / `CREDENTIAL_VAULT_PROFILE`, a
 /// profile's keys over the top level's, one agent serving two profiles at two issuers, and git and docker choosing
 /// the profile by host.
-@Suite("profiles: named profiles in the config file, one agent for two issuers, helpers choosing by host")
+@Suite("profiles: named profiles in the config file, one agent for two issuers, helpers choosing by host", .tags(.cli))
 struct ProfileTests {
     /// The sandbox's issuer and store variables emptied (an empty variable counts as unset), so the config file
     /// decides.
