@@ -44,6 +44,7 @@ struct ProfileTests {
 
     static let threeProfiles = """
         {"issuer": "https://top.example/realms/x", "clientId": "top-client", "scopes": ["openid", "offline_access"],
+         "clientSecretFile": "/tmp/top-client-secret",
          "profiles": {
            "work": {"issuer": "https://work.example/realms/w", "scopes": "openid work"},
            "home": {"issuer": "https://home.example/realms/h", "store": "/tmp/home-store"},
@@ -68,10 +69,21 @@ struct ProfileTests {
             #expect(work["issuer"]?["value"] as? String == "https://work.example/realms/w")
             #expect(work["issuer"]?["source"] as? String == "config file \(file.path), profile work")
             #expect(work["scopes"]?["value"] as? String == "openid work")
-            #expect(work["client-id"]?["value"] as? String == "top-client", "a key the profile lacks: the top level's")
-            #expect(work["client-id"]?["source"] as? String == "config file \(file.path)")
+            // A profile with an issuer of its own takes none of the top level's issuer-bound keys (its client id,
+            // secret or key would go to another issuer); the others, as the scopes of ci.bot_1 below, it inherits.
+            #expect(work["client-id"]?["value"] as? String == "vault", "not the top level's client at another issuer")
+            #expect(work["client-id"]?["source"] as? String == "default")
+            #expect(work["client-secret-file"]?["value"] is NSNull)
             #expect(work["store"]?["value"] as? String == data + "/profiles/work")
             #expect(work["store"]?["source"] as? String == "derived from the profile work")
+            // A store every profile would inherit (the top level's, or the environment's) holds each named profile's
+            // logins in a directory of their own.
+            let shared = try await Self.config(
+                sandbox,
+                ["--profile", "work"],
+                environment: ["CREDENTIAL_VAULT_STORE": "/tmp/shared-store"]
+            )
+            #expect(shared["store"]?["value"] as? String == "/tmp/shared-store/profiles/work")
 
             let home = try await Self.config(sandbox, [], environment: ["CREDENTIAL_VAULT_PROFILE": "home"])
             #expect(home["profile"]?["source"] as? String == "environment CREDENTIAL_VAULT_PROFILE")
@@ -85,6 +97,9 @@ struct ProfileTests {
             #expect(flagWins["profile"]?["value"] as? String == "ci.bot_1")
             #expect(flagWins["client-id"]?["value"] as? String == "bot")
             #expect(flagWins["issuer"]?["value"] as? String == "https://top.example/realms/x")
+            // No issuer of its own: the top level's other keys are its.
+            #expect(flagWins["scopes"]?["value"] as? String == "openid offline_access")
+            #expect(flagWins["client-secret-file"]?["value"] as? String == "/tmp/top-client-secret")
 
             let environmentWins = try await Self.config(
                 sandbox,
@@ -257,6 +272,27 @@ struct ProfileTests {
             environment: fileDecides
         )
         #expect(forced.stdout.split(separator: "\n").contains("password=\(tokens["one"]!)"), "--profile decides")
+        // CREDENTIAL_VAULT_PROFILE, exported for `token`, never widens what a host gets: the hosts decide.
+        let exported = fileDecides.merging(["CREDENTIAL_VAULT_PROFILE": "one"]) { $1 }
+        let exportedOther = try await sandbox.run(
+            ["git-credential", "get"],
+            stdin: "protocol=https\nhost=git.other.example\n\n",
+            environment: exported
+        )
+        #expect(exportedOther.status == 0 && exportedOther.stdout.isEmpty, "\(exportedOther.stderr)")
+        let exportedTwo = try await sandbox.run(
+            ["git-credential", "get"],
+            stdin: "protocol=https\nhost=git.two.example\n\n",
+            environment: exported
+        )
+        #expect(exportedTwo.stdout.split(separator: "\n").contains("password=\(tokens["two"]!)"))
+        // An agent serves only the issuer it logged in to: profile one's store and user at issuer two finds none
+        // (here: a password prompt, refused without a terminal), and nothing is written to standard output.
+        let otherIssuer = try await sandbox.run(
+            ["token", "--profile", "one", "--issuer", issuers["two"]!],
+            environment: fileDecides
+        )
+        #expect(otherIssuer.status != 0 && otherIssuer.stdout.isEmpty, "\(otherIssuer.stderr)")
 
         let docker = try await sandbox.run(
             ["docker-credential", "get"],

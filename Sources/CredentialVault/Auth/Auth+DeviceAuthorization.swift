@@ -82,7 +82,8 @@ extension Auth {
     }
 
     /// The polls in a row that may get no answer (a dropped connection, a timeout) before the flow ends with that
-    /// network error; each doubles the interval, up to ``DeviceAuthorization/maximumInterval``.
+    /// network error; each doubles the wait before the next, up to ``DeviceAuthorization/maximumInterval``, and an
+    /// answer brings it back to the issuer's interval.
     static let maximumUnansweredPolls = 4
 
     /// Polls `endpoint` with `deviceCode` until it gives tokens (RFC 8628 section 3.5): the tokens, and when the
@@ -101,15 +102,18 @@ extension Auth {
         var unanswered = 0
         for _ in 0..<max(maximumPolls, 0) {
             let elapsed = max(waited, Int((configuration.monotonicNow() - started).components.seconds))
+            // After polls without an answer, twice the interval for each (up to the ceiling); back to the issuer's
+            // interval once one is answered.
+            let wait = unanswered == 0 ? interval : min(interval << unanswered, DeviceAuthorization.maximumInterval)
             // A poll after the code's lifetime could only hear expired_token.
-            guard elapsed + interval <= shown.expiresIn else { throw .deviceCodeExpired(host: endpoint.endpoint.host) }
+            guard elapsed + wait <= shown.expiresIn else { throw .deviceCodeExpired(host: endpoint.endpoint.host) }
             do {
-                try await configuration.sleep(.seconds(interval))
+                try await configuration.sleep(.seconds(wait))
             } catch {
                 throw .cancelled
             }
             if Task.isCancelled { throw .cancelled }
-            waited += interval
+            waited += wait
             let requestedAt = configuration.monotonicNow()
             let answer: DeviceCodePoll
             do {
@@ -120,11 +124,7 @@ extension Auth {
                 // a dropped network must not cost the user the code they may be typing right now.
                 if error.isNetworkError, unanswered < Self.maximumUnansweredPolls {
                     unanswered += 1
-                    interval = min(interval * 2, DeviceAuthorization.maximumInterval)
-                    configuration.logger.debug(
-                        "a device-code poll got no answer; polling again later",
-                        metadata: ["interval": "\(interval)"]
-                    )
+                    configuration.logger.debug("a device-code poll got no answer; polling again later, less often")
                     continue
                 }
                 guard error.isLoginExpired else { throw error }

@@ -8,8 +8,8 @@ import Darwin
 #endif
 
 /// Where the agent for one store directory and user listens: `agent-HASH.sock` in
-/// `$XDG_RUNTIME_DIR/credential-vault` (else `/tmp/credential-vault-UID`), HASH a 64-bit FNV-1a hash of both, so
-/// two configurations never share a socket (a name, not a secret: the directory and `SO_PEERCRED` guard the socket).
+/// `$XDG_RUNTIME_DIR/credential-vault` (else `/tmp/credential-vault-UID`), HASH a 64-bit FNV-1a hash of both and of
+/// the issuer and client the login belongs to, so two configurations never share a socket (a name, not a secret: the directory and `SO_PEERCRED` guard the socket).
 ///
 /// Without `XDG_RUNTIME_DIR`, another local user can create `/tmp/credential-vault-UID` first. That directory is
 /// never used then: the sockets go to `$XDG_STATE_HOME/credential-vault/agent` (`~/.local/state/...`), which no one
@@ -23,7 +23,9 @@ struct AgentAddress: Sendable {
     /// when an agent starts.
     let fallbackReason: String?
 
-    init(store: URL, userId: String, environment: [String: String]) {
+    /// - Parameter binding: the server and client the login belongs to (``VaultContext/agentBinding``): two
+    ///   configurations that share a store and a user but not an issuer never share an agent.
+    init(store: URL, userId: String, binding: String, environment: [String: String]) {
         var reason: String?
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
             directory = URL(fileURLWithPath: runtime, isDirectory: true).appending(path: "credential-vault")
@@ -36,7 +38,7 @@ struct AgentAddress: Sendable {
                 : Paths.embeddedRoot(environment: environment).appending(path: "agent", directoryHint: .isDirectory)
         }
         fallbackReason = reason
-        let key = store.standardizedFileURL.path + "\u{0}" + userId
+        let key = store.standardizedFileURL.path + "\u{0}" + userId + "\u{0}" + binding
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in key.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
         let name = String(hash, radix: 16)

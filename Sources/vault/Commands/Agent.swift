@@ -137,6 +137,13 @@ struct Agent: AsyncParsableCommand {
                 let environment = ProcessInfo.processInfo.environment
                 let userId = try await context.resolveRegisteredUser()
                 let address = context.agentAddress(userId: userId, environment: environment)
+                // Two profiles with one store, user, issuer and client are one login: one socket cannot serve both.
+                if let twin = pending.first(where: { $0.address.socketPath == address.socketPath }) {
+                    throw CLIError.configuration(
+                        "the profiles \(twin.profile ?? "(default)") and \(profile ?? "(default)") are one login (the same "
+                            + "store, user, issuer and client): serve one of them"
+                    )
+                }
                 if let running = await AgentClient.ask("status", at: address) {
                     if json {
                         reports.append(report(running, address, alreadyRunning: true, profile: several ? profile : nil))

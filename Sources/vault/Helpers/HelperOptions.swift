@@ -14,21 +14,22 @@ struct HelperOptions: ParsableArguments {
     /// The connection options of the profile that serves `host` (git's `host`, docker's registry; `host:port` when
     /// a port is given); nil when no profile does.
     ///
-    /// `--profile` or `CREDENTIAL_VAULT_PROFILE` decides alone when given. Else, when no profile of the config file
-    /// (its top level included) names `hosts`, the default profile serves every host, as before profiles:
-    /// `setup-git` and docker's `credHelpers` choose which hosts reach the helper. Once any profile names hosts, the
-    /// profile whose `hosts` holds `host` serves it (a named one first, by name; then the top level), and a host
-    /// none names gets nothing: the calling program then asks its next helper, or goes on without credentials.
+    /// `--profile` decides alone when given: the helper line `setup-git --profile` writes for one host, or
+    /// kubectl's exec arguments. Else, when no profile of the config file (its top level included) names `hosts`,
+    /// the default profile (or `CREDENTIAL_VAULT_PROFILE`'s) serves every host, as before profiles: `setup-git` and
+    /// docker's `credHelpers` choose which hosts reach the helper. Once any profile names hosts, the profile whose
+    /// `hosts` holds `host` serves it (a named one first, by name; then the top level), whatever
+    /// `CREDENTIAL_VAULT_PROFILE` says, and a host none names gets nothing: the calling program then asks its next
+    /// helper, or goes on without credentials. A variable exported for `token` never widens what a host gets.
     /// - Throws: ``CLIError`` for a config file that cannot be read.
     func connection(forHost host: String?) throws -> ConnectionOptions? {
         let environment = ProcessInfo.processInfo.environment
-        if try Settings.selectedProfile(options: connection, environment: environment).value != nil {
-            return connection
-        }
+        _ = try Settings.selectedProfile(options: connection, environment: environment)
+        if !connection.profiles.isEmpty { return connection }
         let contents = try Settings.configFileContents(options: connection, environment: environment)
         guard contents.namesHosts else { return connection }
         guard let host, let claim = contents.profile(claiming: host) else { return nil }
-        return connection.withProfile(claim)
+        return connection.withProfile(claim, exactly: true)
     }
 
     /// A token for the calling program: the agent's when one runs, else device unlock when it is on, else the

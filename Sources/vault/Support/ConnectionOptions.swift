@@ -14,10 +14,17 @@ struct ConnectionOptions: ParsableArguments {
     )
     var profiles: [String] = []
 
-    /// These options for the one profile `name` (nil: the default profile, or CREDENTIAL_VAULT_PROFILE's).
-    func withProfile(_ name: String?) -> ConnectionOptions {
+    /// The default profile, whatever `CREDENTIAL_VAULT_PROFILE` says: set by a helper whose host the top level
+    /// claims (``withProfile(_:exactly:)``), so that the variable can never hand that host another account's token.
+    @Flag(name: .customLong("default-profile"), help: .private)
+    var defaultProfileOnly = false
+
+    /// These options for the one profile `name`. nil is the default profile, or `CREDENTIAL_VAULT_PROFILE`'s; with
+    /// `exactly`, the default profile itself.
+    func withProfile(_ name: String?, exactly: Bool = false) -> ConnectionOptions {
         var options = self
         options.profiles = name.map { [$0] } ?? []
+        options.defaultProfileOnly = exactly && name == nil
         return options
     }
 

@@ -34,14 +34,22 @@ enum Paths {
     /// Creates the directories above a named profile's own store (``profileStore(_:in:)``) with mode 0700: the
     /// store creates only its last component 0700, and the default profile's store, which is one of these
     /// directories, must be 0700 when it is used in its turn.
-    static func prepareProfileStoreParents(_ store: URL) {
+    /// - Throws: ``CLIError`` when one of them cannot be created.
+    static func prepareProfileStoreParents(_ store: URL) throws {
         let profiles = store.deletingLastPathComponent()
         let base = profiles.deletingLastPathComponent()
-        try? FileManager.default.createDirectory(
-            at: base.deletingLastPathComponent(),
-            withIntermediateDirectories: true
-        )
-        for directory in [base, profiles] { mkdir(directory.path, 0o700) }
+        do {
+            try FileManager.default.createDirectory(
+                at: base.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
+        } catch {
+            let parent = base.deletingLastPathComponent().path
+            throw CLIError.other("cannot create \(parent): \(error.localizedDescription)")
+        }
+        for directory in [base, profiles] where mkdir(directory.path, 0o700) != 0 && errno != EEXIST {
+            throw CLIError.other("cannot create \(directory.path): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// Everything of the embedded default: `$XDG_STATE_HOME/credential-vault`.

@@ -255,7 +255,12 @@ struct Settings {
             if let name = profile.value, let value = named?.values[key.fileKey] {
                 return Setting(value: value, source: .profile(name, file: filePath))
             }
-            if let value = contents.topLevel.values[key.fileKey] {
+            // A profile at an issuer (or FHIR server) of its own takes none of the top level's issuer-bound keys:
+            // the top level's client secret or key must never go to another issuer's token endpoint.
+            let ownServer = named?.values[Self.issuerKey.fileKey] != nil || named?.values[Self.fhirKey.fileKey] != nil
+            if let value = contents.topLevel.values[key.fileKey],
+                !(ownServer && Self.issuerBoundFileKeys.contains(key.fileKey))
+            {
                 return Setting(value: value, source: .file(filePath))
             }
             return Setting(value: nil, source: .unset)
@@ -275,17 +280,25 @@ struct Settings {
         }
         let embedded = issuer.value == nil && keyService.value == nil
         let store = resolve(Self.storeKey, flag: options.store)
-        if store.value != nil {
-            self.store = store
-        } else if let name = profile.value {
-            // A named profile without a store of its own keeps its logins in a directory of its own, so that two
-            // profiles at two issuers never share a login (nor an agent, whose address is the store's and user's).
+        let profileNamesStore: Bool =
+            switch store.source {
+            case .flag, .profile: true
+            default: false
+            }
+        if let name = profile.value, !profileNamesStore {
+            // A named profile without a store of its own (`--store` or its own `store`) keeps its logins in a
+            // directory of its own under the store it would inherit, so that two profiles never share a login.
+            let inherited = store.value.map { URL(fileURLWithPath: $0, isDirectory: true) }
             let base =
-                embedded ? Paths.embeddedStore(environment: environment) : Paths.defaultStore(environment: environment)
+                inherited
+                ?? (embedded
+                    ? Paths.embeddedStore(environment: environment) : Paths.defaultStore(environment: environment))
             self.store = Setting(
                 value: Paths.profileStore(name, in: base).path,
                 source: .derived(Self.profileStoreSource(name))
             )
+        } else if store.value != nil {
+            self.store = store
         } else if embedded {
             self.store = Setting(value: Paths.embeddedStore(environment: environment).path, source: .embedded)
         } else {
@@ -406,7 +419,9 @@ struct Settings {
         let setting: Setting =
             if let name = options.profiles.first {
                 Setting(value: name, source: .flag("profile"))
-            } else if let (variable, name) = environmentValue(profileEnvironment, in: environment) {
+            } else if !options.defaultProfileOnly,
+                let (variable, name) = environmentValue(profileEnvironment, in: environment)
+            {
                 Setting(value: name, source: .environment(variable))
             } else {
                 Setting(value: nil, source: .unset)
@@ -419,6 +434,16 @@ struct Settings {
         }
         return setting
     }
+
+    /// The config-file keys that belong to one issuer (or FHIR server): a named profile that names its own issuer or
+    /// FHIR server inherits none of them from the top level.
+    static let issuerBoundFileKeys: Set<String> = Set(
+        [
+            issuerKey, fhirKey, keyServiceKey, clientIdKey, clientSecretFileKey, clientKeyFileKey, clientKeyIdKey,
+            clientAssertionAudienceKey, clientAuthKey, redirectURIKey, postLogoutRedirectURIKey, userKey,
+            keyServiceProtocolKey,
+        ].map(\.fileKey)
+    )
 
     /// The variable that names the profile.
     static let profileEnvironment = "CREDENTIAL_VAULT_PROFILE"

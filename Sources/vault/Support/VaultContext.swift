@@ -40,7 +40,7 @@ final class VaultContext {
         try await Command.guarded { () async throws -> VaultContext? in
             let settings = try Settings(options: options)
             let environment = ProcessInfo.processInfo.environment
-            if let store = settings.profileDefaultStore { Paths.prepareProfileStoreParents(store) }
+            if let store = settings.profileDefaultStore { try Paths.prepareProfileStoreParents(store) }
             let embedded: EmbeddedKeyService?
             let issuer: URL
             let keyService: URL
@@ -183,9 +183,18 @@ final class VaultContext {
         return (fhirBase, connection)
     }
 
-    /// The address of the agent serving `userId` from this context's store.
+    /// The address of the agent serving `userId` from this context's store, for these settings' server and client.
     func agentAddress(userId: String, environment: [String: String]) -> AgentAddress {
-        AgentAddress(store: storeDirectory, userId: userId, environment: environment)
+        AgentAddress(store: storeDirectory, userId: userId, binding: agentBinding, environment: environment)
+    }
+
+    /// The server and client an agent's login belongs to, as the settings name them (the FHIR server or issuer, a
+    /// trailing `/` aside, and the client id): a `token` or `fhir get` for another server finds no agent, and unlocks
+    /// here, where the envelope's binding is checked.
+    var agentBinding: String {
+        var server = settings.fhir.value ?? settings.issuer.value ?? ""
+        if server.hasSuffix("/") { server.removeLast() }
+        return server + "\u{0}" + (settings.clientId.value ?? "")
     }
 
     /// `offline` (no request is sent): the client's secret or key file is not read, so a damaged one never

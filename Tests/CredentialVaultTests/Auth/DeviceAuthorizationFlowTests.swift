@@ -163,10 +163,12 @@ struct DeviceAuthorizationFlowTests {
         }
     }
 
-    @Test("a poll that gets no answer is sent again after twice the interval (RFC 8628 section 3.5), the code kept")
+    @Test(
+        "a poll that gets no answer is sent again after twice the wait (RFC 8628 section 3.5), the code kept; an answer brings back the interval"
+    )
     func unansweredPollBacksOff() async throws {
         let user = DeviceUser()
-        let waits = WaitRecorder { number in if number == 1 { await user.act() } }
+        let waits = WaitRecorder { number in if number == 4 { await user.act() } }
         try await AuthFixture.with(deviceFlow: DeviceFlowMode(), sleep: waits.sleep) { fixture in
             waits.attach(fixture.clock)
             let vault = try Vault(
@@ -174,10 +176,11 @@ struct DeviceAuthorizationFlowTests {
                 transport: DroppingPolls(fixture.transport, dropping: [1, 2])
             )
             _ = try await vault.auth.performDeviceAuthorizationFlow { user.saw($0) }
-            // Poll 1 and 2 dropped (the interval doubles after each), poll 3 brings the tokens.
-            #expect(waits.recorded == [5, 10, 20])
+            // Polls 1 and 2 dropped (the wait doubles after each), poll 3 answered (pending: the issuer's interval
+            // again), poll 4 brings the tokens.
+            #expect(waits.recorded == [5, 10, 20, 5])
             #expect(await vault.auth.isLoggedIn)
-            #expect(fixture.server.tokenRequests(grantType: "urn:ietf:params:oauth:grant-type:device_code") == 1)
+            #expect(fixture.server.tokenRequests(grantType: "urn:ietf:params:oauth:grant-type:device_code") == 2)
         }
     }
 
