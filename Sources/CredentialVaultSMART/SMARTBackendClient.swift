@@ -36,13 +36,19 @@ public actor SMARTBackendClient: FHIRAccess {
 
     /// A backend service of the FHIR server at `fhirBase`.
     /// - Parameters:
+    ///   - fhirBase: the FHIR server's base URL: https, or http to a loopback address.
+    ///   - clientId: the client id the server registered the service under.
     ///   - privateKeyPEM: an RSA key (2048 bits or more: RS384) or a P-384 key (ES384) in PEM; a P-256 key signs ES256.
     ///   - keyId: the `kid` the server knows the key's public half by.
     ///   - scopes: `system/` scopes, such as `system/*.rs` or `system/Patient.rs`.
     ///   - leeway: a token with less than this left (seconds), or less than a quarter of its lifetime, is fetched
     ///     again.
-    ///   - now, monotonicNow: the wall clock and the monotonic clock (``VaultConfiguration/monotonicNow``); tests pass
+    ///   - requestTimeout: seconds to wait for any one HTTP answer.
+    ///   - now: the wall clock, for the assertions' times and a JWT token's `exp`; tests pass their own.
+    ///   - monotonicNow: the monotonic clock tokens are timed on (``VaultConfiguration/monotonicNow``); tests pass
     ///     their own.
+    ///   - logger: requests and decisions at debug level; never a secret.
+    ///   - transport: how requests are sent; ``DefaultHTTPTransport`` by default.
     /// - Throws: ``VaultError`` `isConfigurationError`: an insecure FHIR base, a key that is not one of these, a scope
     ///   that is not a `system/` scope.
     public init(

@@ -30,11 +30,15 @@ public actor SMARTClient: FHIRAccess {
 
     /// A client of the FHIR server at `fhirBase`.
     /// - Parameters:
+    ///   - fhirBase: the FHIR server's base URL: https, or http to a loopback address.
     ///   - configuration: the client id, redirect URI, scopes (such as `launch/patient openid fhirUser
     ///     offline_access patient/*.rs`), key service and store; its `issuer` is replaced by `fhirBase` and its
-    ///   endpoints come from SMART discovery. Without a client id the app registers itself at the server's
-    ///   `registration_endpoint` at its launch (RFC 7591; `private_key_jwt` with a new key where the server offers
-    ///   it), and the registration is sealed with the refresh token, so later logins reuse it.
+    ///     endpoints come from SMART discovery. Without a client id the app registers itself at the server's
+    ///     `registration_endpoint` at its launch (RFC 7591; `private_key_jwt` with a new key where the server offers
+    ///     it), and the registration is sealed with the refresh token, so later logins reuse it.
+    ///   - allowsServerWithoutS256: true lets a server whose smart-configuration does not offer PKCE S256 be used
+    ///     (``allowsServerWithoutS256``).
+    ///   - transport: how requests are sent; nil for ``DefaultHTTPTransport`` with the configuration's trust roots.
     /// - Throws: ``VaultError`` `.insecureURL` when `fhirBase` is neither https nor a loopback address (access
     ///   tokens are sent there).
     public init(
@@ -135,9 +139,13 @@ public actor SMARTClient: FHIRAccess {
     /// call ``storeRefreshToken(withNewPassword:)`` to seal them under a password.
     ///
     /// With `openid fhirUser` in the scopes the id token is validated and its `fhirUser` kept in the context.
-    /// - Parameter userId: the name to keep the login under when no id token names the user (no `openid` scope).
+    /// - Parameters:
+    ///   - userId: the name to keep the login under when no id token names the user (no `openid` scope).
+    ///   - timeout: how long to wait for the redirect.
+    ///   - presentAuthorizationURL: gets the URL to show (a CLI prints it or opens a browser).
     /// - Returns: the launch context.
-    /// - Throws: ``VaultError``, as ``Auth/performOpenIDConnectFlow(flow:userId:timeout:scopes:authorizationParameters:presentAuthorizationURL:)``.
+    /// - Throws: ``VaultError``, as
+    ///   ``Auth/performOpenIDConnectFlow(flow:userId:timeout:scopes:authorizationParameters:presentAuthorizationURL:)``.
     public func authorize(
         userId: String? = nil,
         timeout: Duration = .seconds(300),

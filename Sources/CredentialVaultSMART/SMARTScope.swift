@@ -76,6 +76,7 @@ public struct SMARTScope: Sendable, Hashable, CustomStringConvertible {
             && interactions.contains(interaction)
     }
 
+    /// The scope as written.
     public var description: String { text }
 
     private static func split(_ text: String) -> (head: Substring, query: String?) {

@@ -24,5 +24,6 @@ public struct SMARTScopes: Sendable, Hashable, CustomStringConvertible {
         resourceScopes.contains { $0.covers(resourceType, interaction) }
     }
 
+    /// The scope string exactly as granted (``text``).
     public var description: String { text }
 }

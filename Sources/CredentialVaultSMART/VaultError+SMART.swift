@@ -9,7 +9,12 @@ extension VaultError {
     }
 
     /// `target` (a request's URL, a path) is not under the FHIR base, and the access token goes nowhere else.
-    /// - Parameter refusing: what is refused, before the target (`"the FHIR path"`).
+    /// - Parameters:
+    ///   - refusing: what is refused, before the target (`"the FHIR path"`).
+    ///   - target: the URL or path refused; shown printable and bounded.
+    ///   - fhirBase: the FHIR base it is not under.
+    ///   - host: the host the error concerns.
+    /// - Returns: a configuration error.
     static func outsideFHIRBase(_ refusing: String, _ target: String, fhirBase: URL, host: String?) -> VaultError {
         VaultError(
             .invalidConfiguration,

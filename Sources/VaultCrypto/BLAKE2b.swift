@@ -11,7 +11,12 @@ public enum BLAKE2b {
     /// BLAKE2b keyed with `key` over `domain`'s UTF-8 bytes followed by `message`.
     ///
     /// The domain string separates uses of one key (for example `"credential-vault/v1/data-key"`).
-    /// - Parameter outputLength: 16 to 64 bytes; 32 by default.
+    /// - Parameters:
+    ///   - key: 16 to 64 bytes (``minimumKeyLength`` to ``maximumKeyLength``).
+    ///   - domain: the use, hashed before `message`.
+    ///   - message: the secret input.
+    ///   - outputLength: 16 to 64 bytes; 32 by default.
+    /// - Returns: the hash, `outputLength` bytes, zeroed when released.
     /// - Throws: ``CryptoError/Code/invalidLength`` for a key or output length out of range.
     public static func keyedHash(
         key: SecureBytes,

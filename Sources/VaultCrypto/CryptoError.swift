@@ -43,8 +43,11 @@ public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible {
         self.reason = reason
     }
 
+    /// The code and the reason, as `invalidLength: ...`.
     public var description: String { "\(code): \(reason)" }
 
+    /// Errors are equal when their codes are: the reason is for people, not for matching.
     public static func == (lhs: CryptoError, rhs: CryptoError) -> Bool { lhs.code == rhs.code }
+    /// Hashes the code alone, as ``==(_:_:)`` compares it.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

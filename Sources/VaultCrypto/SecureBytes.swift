@@ -1,13 +1,13 @@
 internal import CSodium
 public import Foundation
 
+// @safe: the pointer never leaves VaultCrypto; the public API copies bytes out or checks ranges first.
 /// A buffer for secret bytes: locked in memory where the limit allows, zeroed when released,
 /// compared in constant time, and never shown by `description`.
 ///
 /// `SecureBytes` is immutable: every operation that changes bytes returns a new buffer. Copying
 /// bytes out (``utf8String()``, ``copyToData()``) makes an ordinary, non-zeroed copy: do it only
 /// where the secret must leave (a request body, a token handed to the caller).
-// @safe: the pointer never leaves VaultCrypto; the public API copies bytes out or checks ranges first.
 @safe
 public final class SecureBytes: @unchecked Sendable {
     // @unchecked Sendable: `storage` is written only inside `init` (before the instance is shared)
@@ -149,5 +149,6 @@ extension SecureBytes: Equatable {
 extension SecureBytes: CustomStringConvertible, CustomDebugStringConvertible {
     /// Says how many bytes, never which.
     public var description: String { "SecureBytes(\(count) bytes, redacted)" }
+    /// The same as ``description``: the count, never the bytes.
     public var debugDescription: String { description }
 }

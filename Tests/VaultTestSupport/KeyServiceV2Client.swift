@@ -22,45 +22,60 @@ public struct KeyServiceV2Client<Answer: JSONAnswer>: Sendable {
 
     /// A step that did not go as a client needs (a status, a missing field), in words.
     public struct Failure: Error, CustomStringConvertible {
+        /// What went wrong, such as `enroll answered 409`.
         public let description: String
     }
 
     /// A registered key: what `createkey` answered, and the OPRF output of the password it was made for.
     public struct Registered: Sendable {
+        /// The `keyid` `createkey` answered.
         public let keyId: String
+        /// The server key, as `createkey` answered it.
         public let key: String
+        /// The long secret, as `createkey` answered it; it opens the key without the password.
         public let longSecret: String
+        /// The OPRF output of the password (`y`), which the auth key and every proof derive from.
         public let output: SecureBytes
+        /// The auth key enrolled for the key (``authKey(output:keyId:)``).
         public let authKey: SecureBytes
     }
 
     /// An evaluation: the answer, and (for a 200) the client's OPRF output and the nonce it must prove.
     public struct Evaluation: Sendable {
+        /// What `evaluate` answered, whatever its status.
         public let answer: Answer
+        /// The OPRF output of the password; nil unless the status was 200.
         public let output: SecureBytes?
+        /// The nonce the next `confirm` must prove, base64url as answered; nil unless the status was 200.
         public let nonce: String?
     }
 
+    /// POSTs `fields` to `call` below ``base``; the answer whatever its status.
     public func post(_ call: String, _ fields: [String: String]) async throws -> Answer {
         try await send(base.appendingPathComponent(call), fields)
     }
 
+    /// `createkey` with `{"blinded"}`, the element in base64url.
     public func createKey(blinded: Data) async throws -> Answer {
         try await post("createkey", ["blinded": Base64URL.encode(blinded)])
     }
 
+    /// `enroll` with `{"keyid","longsecret","authkey"}`, the auth key in base64url.
     public func enroll(_ keyId: String, longSecret: String, authKey: Data) async throws -> Answer {
         try await post("enroll", ["keyid": keyId, "longsecret": longSecret, "authkey": Base64URL.encode(authKey)])
     }
 
+    /// `evaluate` with `{"keyid","blinded"}`, the element in base64url.
     public func evaluate(_ keyId: String, blinded: Data) async throws -> Answer {
         try await post("evaluate", ["keyid": keyId, "blinded": Base64URL.encode(blinded)])
     }
 
+    /// `confirm` with `{"keyid","nonce","proof"}`, the proof in base64url.
     public func confirm(_ keyId: String, nonce: String, proof: Data) async throws -> Answer {
         try await post("confirm", ["keyid": keyId, "nonce": nonce, "proof": Base64URL.encode(proof)])
     }
 
+    /// `key` with `{"keyid","longsecret"}`, below the v2 base.
     public func key(_ keyId: String, longSecret: String) async throws -> Answer {
         try await post("key", ["keyid": keyId, "longsecret": longSecret])
     }

@@ -5,10 +5,13 @@ import Synchronization
 public final class LogCapture: Sendable {
     /// One log line, flattened.
     public struct Line: Sendable {
+        /// The level it was logged at.
         public let level: Logger.Level
+        /// The message as logged, without metadata.
         public let message: String
         /// The line's metadata, the logger's included, as `key=value` pairs.
         public let metadata: [String: String]
+        /// The source the logger named, by default the module that logged.
         public let source: String
 
         /// Everything the line would print.

@@ -9,7 +9,9 @@ public struct MarkerScanner {
 
     /// One secret to look for.
     public struct Marker {
+        /// What the secret is, for the finding's report.
         public let name: String
+        /// The secret's bytes, looked for in every form.
         public let value: [UInt8]
         /// Whether any ``MarkerScanner/windowLength``-byte run of the value is a finding too.
         public let windows: Bool

@@ -6,6 +6,8 @@ import PostgresNIO
 /// Protocol 2's steps on PostgreSQL: each one transaction that reads the key `FOR UPDATE`, so attempts on one key
 /// from every instance queue at its row lock, and the read, the check and the write are one step.
 extension PostgresKeyStorage {
+    /// Reads the key `FOR UPDATE`, asks `check` and sets the sealed auth key in one transaction; when `check` throws
+    /// the transaction rolls back.
     public func enroll(
         keyId: String,
         check: @escaping @Sendable (StoredKey) throws -> Result<[UInt8], EnrollmentRefusal>
@@ -35,6 +37,8 @@ extension PostgresKeyStorage {
         }
     }
 
+    /// Reads the key `FOR UPDATE`, asks `check` and, for the current nonce, resets the count and moves to `nextNonce`
+    /// in one transaction; when `check` throws the transaction rolls back.
     public func confirm(
         keyId: String,
         nextNonce: [UInt8],

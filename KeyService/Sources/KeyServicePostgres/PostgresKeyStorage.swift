@@ -89,6 +89,8 @@ public final class PostgresKeyStorage: KeyStorage, Service {
         }
     }
 
+    /// Checks the limits and inserts in one transaction under the creation advisory lock, so the limits hold across
+    /// every instance; a `keyid` already taken is ``KeyInsertion/duplicateKeyId``.
     public func insert(_ row: StoredKey, limits: KeyLimits) async throws -> KeyInsertion {
         try await call(doing: "creating a key") { client, logger in
             try await client.withTransaction(logger: logger) { connection -> KeyInsertion in
@@ -126,6 +128,8 @@ public final class PostgresKeyStorage: KeyStorage, Service {
         }
     }
 
+    /// One autocommit `UPDATE ... RETURNING` that also tells a locked key from a missing one; durable before it
+    /// returns.
     public func countAttempt(keyId: String, lockAt: Int) async throws -> CountedAttempt {
         try await call(doing: "counting an attempt") { client, logger in
             try await Self.attempt(
@@ -207,6 +211,7 @@ public final class PostgresKeyStorage: KeyStorage, Service {
         return .counted(try columns.storedKey(keyId: keyId), failures: failures)
     }
 
+    /// One autocommit `UPDATE`, awaited: the count goes to zero only while it is still `failures`.
     public func resetFailures(keyId: String, ifFailures failures: Int) async throws {
         try await call(doing: "resetting a count") { client, logger in
             try await client.run(
@@ -216,6 +221,7 @@ public final class PostgresKeyStorage: KeyStorage, Service {
         }
     }
 
+    /// One conditional `UPDATE`; a key no longer on `fromVersion` is left as it is.
     public func replaceVerifiers(keyId: String, fromVersion: Int, with verifiers: KeyVerifiers) async throws {
         try await call(doing: "replacing a key's verifiers") { client, logger in
             try await client.run(
@@ -234,12 +240,14 @@ public final class PostgresKeyStorage: KeyStorage, Service {
         }
     }
 
+    /// One read; nil for an unknown key.
     public func failures(keyId: String) async throws -> Int? {
         try await call(doing: "reading a count") { client, logger in
             try await client.value("SELECT failures FROM key WHERE keyid = \(keyId)", as: Int.self, logger: logger)
         }
     }
 
+    /// One `GROUP BY` over the `key` table.
     public func keysByPepperVersion() async throws -> [Int: Int] {
         try await call(doing: "counting keys by pepper version") { client, logger in
             var counts: [Int: Int] = [:]
@@ -254,6 +262,7 @@ public final class PostgresKeyStorage: KeyStorage, Service {
         }
     }
 
+    /// Runs `SELECT 1` under the deadline; throws ``PostgresStorageError`` when the database does not answer.
     public func checkReady() async throws {
         try await call(doing: "checking the database") { client, logger in
             try await client.run("SELECT 1", logger: logger)

@@ -15,6 +15,7 @@ extension KeyServiceMockServer {
     ///   - configuration: how to start the server; the defaults listen on a free port of 127.0.0.1.
     ///   - isolation: the caller's actor, inherited; `body` runs on it.
     ///   - body: what to do with the running server; its result is returned.
+    /// - Returns: what `body` returned, after the server has stopped.
     /// - Throws: ``KeyServiceMockError`` when the server cannot start (then `body` does not run), or
     ///   what `body` throws.
     @discardableResult

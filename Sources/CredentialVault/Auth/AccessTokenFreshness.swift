@@ -17,9 +17,12 @@ package enum AccessTokenFreshness {
     /// The instant `token` stops being handed out, or nil when nothing says when it expires (it is then refreshed at
     /// every use rather than trusted forever).
     /// - Parameters:
+    ///   - token: the new access token; its `exp` and `iat` count when it is a JWT.
     ///   - expiresIn: the answer's `expires_in`, in seconds.
     ///   - requestedAt: the monotonic instant the request was sent.
     ///   - wallClock: the device's wall-clock time, for a JWT that states nothing but `exp`.
+    ///   - configured: the configured leeway, in seconds; at most a quarter of the lifetime is taken.
+    /// - Returns: an instant of the monotonic clock; nil when neither the answer nor the token states a lifetime.
     package static func freshUntil(
         _ token: AccessToken,
         expiresIn: TimeInterval?,

@@ -19,7 +19,8 @@ extension Auth {
     /// the id_token validated (there is no nonce to check: RFC 8628 sends none), DPoP as the configuration says, the
     /// tokens kept in memory for ``storeRefreshToken(withNewPassword:)``.
     /// - Parameters:
-    ///   - userId: the name to keep the login under when no id_token names the user (no `openid` scope).
+    ///   - namedUser: (`userId:`) the name to keep the login under when no id_token names the user (no `openid`
+    ///     scope).
     ///   - scopes: asked for instead of the configuration's.
     ///   - maximumPolls: the most token requests made for the code.
     ///   - presentUserCode: shows the user where to go and what to enter; polling starts when it returns.

@@ -2,7 +2,12 @@ extension Auth {
     /// Opens the stored refresh token with `password`, redeems it at the token endpoint and returns the
     /// access token (opaque or a JWT). A rotated refresh token is sealed with the same data key and written atomically
     /// before this returns (unless `storeNewRefreshToken` is false: then it lives in memory only).
-    /// - Parameter userId: the user; nil when exactly one user is stored.
+    /// - Parameters:
+    ///   - userId: the user; nil when exactly one user is stored.
+    ///   - password: the password the refresh token was sealed under.
+    ///   - storeNewRefreshToken: false keeps a rotated refresh token in memory only, and the session then keeps no
+    ///     unlocked envelope.
+    /// - Returns: the access token, also kept for ``getAccessToken(forceRefresh:)``.
     /// - Throws: ``VaultError``: `isWrongPassword`, `isKeyLocked`, `isLoginExpired`, `isNotRegistered`, ...
     public func loginWithPassword(
         userId: String? = nil,
@@ -63,7 +68,8 @@ extension Auth {
         }
     }
 
-    /// - Parameter reservation: the space the unlock reserved for the envelope, if it did.
+    /// Ends any session, redeems `refreshToken` (sealing a rotated one into `envelope`, in the space `reservation`
+    /// holds when the unlock reserved one, if `persist`) and starts the session for `userId` with what came back.
     private func begin(
         userId: String,
         refreshToken: RefreshToken,

@@ -17,6 +17,7 @@ extension Auth {
     ///   - scopes: narrower scopes for this token (sent as `scope`); nil for what the issuer grants by default.
     ///   - method: ``ScopedTokenMethod/refresh`` by default; ``ScopedTokenMethod/automatic`` uses token exchange when
     ///     discovery's `grant_types_supported` lists it.
+    /// - Returns: the token for `resource`: the kept one while it is fresh, else a new one.
     /// - Throws: ``VaultError``: `.notLoggedIn`; `.resourceRefused` when the issuer answers `invalid_target` or the
     ///   resource is not usable; `isLoginExpired` (a dead refresh token) ends the session, as at any refresh.
     public func getAccessToken(

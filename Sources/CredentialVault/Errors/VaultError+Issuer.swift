@@ -32,8 +32,13 @@ extension VaultError {
     }
 
     /// The token endpoint answered an error status (other than `invalid_grant`).
-    /// - Parameter saying: the issuer's `error_description` of a refused client authentication, which names the rule
-    ///   the client broke (a missing `kid`, an algorithm it does not take); shown printable and bounded.
+    /// - Parameters:
+    ///   - status: the HTTP status of the answer.
+    ///   - errorCode: the answer's OAuth `error`; nil when its body had none.
+    ///   - host: the issuer's host, named in the description.
+    ///   - saying: the issuer's `error_description` of a refused client authentication, which names the rule the
+    ///     client broke (a missing `kid`, an algorithm it does not take); shown printable and bounded.
+    /// - Returns: a ``VaultError`` from the issuer, with `status` as its ``VaultError/httpStatus``.
     package static func tokenRequestRefused(
         status: Int,
         errorCode: String?,
@@ -78,8 +83,12 @@ extension VaultError {
 
     /// Discovery failed for `why`.
     /// - Parameters:
+    ///   - why: what was wrong, a clause (`"its token_endpoint is not a URL"`).
+    ///   - host: the host asked, when known.
+    ///   - status: the HTTP status of the answer, when one came.
     ///   - discovery: the discovery that failed, for another than the issuer's (`"SMART discovery"`).
     ///   - check: the setting to check, for another than the issuer's (`"the FHIR base URL"`).
+    /// - Returns: a ``VaultError`` of kind `discoveryFailed`, from the issuer.
     package static func discoveryFailed(
         _ why: String,
         host: String? = nil,

@@ -169,7 +169,11 @@ public struct VaultError: Error, Sendable, CustomStringConvertible {
     }
 
     /// An error of `kind`, for implementations of ``KeyService``, ``HTTPTransport`` or ``DeviceSecretStore``.
-    /// - Parameter reason: what happened and what to do, in words; never a secret.
+    /// - Parameters:
+    ///   - kind: what went wrong, the value callers match.
+    ///   - reason: what happened and what to do, in words; never a secret.
+    ///   - host: the host the failure concerns, when there is one.
+    ///   - httpStatus: the HTTP status of the answer, when one came.
     public init(_ kind: Kind, reason: String, host: String? = nil, httpStatus: Int? = nil) {
         self.init(kind, reason, origin: .local, host: host, httpStatus: httpStatus)
     }

@@ -31,6 +31,8 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         self.proxies = proxies
     }
 
+    /// Sends `request` on the shared client for its trust roots and proxy, under one deadline (the request's
+    /// ``HTTPRequest/timeout``); plain http to anything but a loopback address is refused before connecting.
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         let host = request.url.displayHost
         guard request.url.isSecureOrLoopback else {

@@ -14,6 +14,7 @@ public struct RefusingTransport: HTTPTransport {
         self.reason = reason
     }
 
+    /// Throws ``TransportError/Kind/certificateNotTrusted`` with ``reason`` at once; nothing is sent.
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         throw TransportError(kind: .certificateNotTrusted, host: request.url.host ?? "the server", reason: reason)
     }

@@ -25,6 +25,8 @@ public final class URLSessionTransport: HTTPTransport {
         session.finishTasksAndInvalidate()
     }
 
+    /// Sends `request` once on the session: redirects not followed, the request's ``HTTPRequest/timeout`` enforced
+    /// by a timer, an answer over ``HTTPRequest/maximumAnswerSize`` refused.
     public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
         var prepared = URLRequest(url: request.url, timeoutInterval: request.timeout)
         prepared.httpMethod = request.method

@@ -46,20 +46,24 @@ public struct HTTPKeyService: KeyService {
         self.logger = logger
     }
 
+    /// POSTs v1 `createkey`; an answer without a long secret is refused (`.noLongSecret`).
     public func createKey(secret: SecureBytes) async throws(VaultError) -> KeyServiceKey {
         let key = try await call(.createKey, Body(secret: secret.utf8String()))
         guard key.longSecret != nil else { throw .noLongSecret(host: host) }
         return key
     }
 
+    /// POSTs v1 `key` with the secret; sent once, so one wrong secret is counted once.
     public func getKey(keyId: String, secret: SecureBytes) async throws(VaultError) -> KeyServiceKey {
         try await call(.keyByPassword, Body(keyid: keyId, secret: secret.utf8String()))
     }
 
+    /// POSTs v1 `key` with the long secret; sent once, so one wrong secret is counted once.
     public func getKey(keyId: String, longSecret: SecureBytes) async throws(VaultError) -> KeyServiceKey {
         try await call(.keyByDeviceSecret, Body(keyid: keyId, longsecret: longSecret.utf8String()))
     }
 
+    /// POSTs v2 `createkey`; an answer without a long secret or a 32-byte `evaluated` is refused.
     public func createKey(blindedElement: Data) async throws(VaultError) -> KeyServiceCreation {
         let body = try await send(.createKeyV2, Body(blinded: Base64URL.encode(blindedElement)))
         let key = try decode(body, during: .createKeyV2)
@@ -70,6 +74,7 @@ public struct HTTPKeyService: KeyService {
         return KeyServiceCreation(key: key, evaluatedElement: evaluated)
     }
 
+    /// POSTs v2 `enroll`; a 200 is the answer, its body unread.
     public func enroll(keyId: String, longSecret: SecureBytes, authKey: SecureBytes) async throws(VaultError) {
         _ = try await send(
             .enroll,
@@ -77,6 +82,8 @@ public struct HTTPKeyService: KeyService {
         )
     }
 
+    /// POSTs v2 `evaluate`; an answer for another key, without a 32-byte `evaluated` or with a nonce outside 16 to
+    /// 64 bytes is refused.
     public func evaluate(keyId: String, blindedElement: Data) async throws(VaultError) -> KeyServiceEvaluation {
         let body = try await send(.evaluate, Body(keyid: keyId, blinded: Base64URL.encode(blindedElement)))
         guard let answer = try? UntrustedJSON.decode(EvaluationAnswer.self, from: body), answer.keyid == keyId,
@@ -86,6 +93,7 @@ public struct HTTPKeyService: KeyService {
         return KeyServiceEvaluation(evaluatedElement: evaluated, nonce: nonce)
     }
 
+    /// POSTs v2 `confirm`; the answer is the key, as for `key`.
     public func confirm(keyId: String, nonce: Data, proof: Data) async throws(VaultError) -> KeyServiceKey {
         try await call(.confirm, Body(keyid: keyId, nonce: Base64URL.encode(nonce), proof: Base64URL.encode(proof)))
     }

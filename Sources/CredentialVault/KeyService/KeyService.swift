@@ -30,18 +30,22 @@ public protocol KeyService: Sendable {
 }
 
 extension KeyService {
+    /// Refuses (`.keyServiceVersionUnsupported(.v2)`): an implementation written for v1 alone serves no v2 key.
     public func createKey(blindedElement: Data) async throws(VaultError) -> KeyServiceCreation {
         throw .keyServiceVersionUnsupported(.v2)
     }
 
+    /// Refuses (`.keyServiceVersionUnsupported(.v2)`): an implementation written for v1 alone serves no v2 key.
     public func enroll(keyId: String, longSecret: SecureBytes, authKey: SecureBytes) async throws(VaultError) {
         throw .keyServiceVersionUnsupported(.v2)
     }
 
+    /// Refuses (`.keyServiceVersionUnsupported(.v2)`): an implementation written for v1 alone serves no v2 key.
     public func evaluate(keyId: String, blindedElement: Data) async throws(VaultError) -> KeyServiceEvaluation {
         throw .keyServiceVersionUnsupported(.v2)
     }
 
+    /// Refuses (`.keyServiceVersionUnsupported(.v2)`): an implementation written for v1 alone serves no v2 key.
     public func confirm(keyId: String, nonce: Data, proof: Data) async throws(VaultError) -> KeyServiceKey {
         throw .keyServiceVersionUnsupported(.v2)
     }

@@ -16,5 +16,6 @@ public struct KeyServiceKey: Sendable, CustomStringConvertible {
         self.longSecret = longSecret
     }
 
+    /// The key id alone; the key and the long secret are redacted.
     public var description: String { "KeyServiceKey(keyId: \(keyId), key: redacted)" }
 }

@@ -11,5 +11,6 @@ public enum KeyServiceVersion: Int, Sendable, Hashable, CaseIterable, CustomStri
     /// `keyservice-mock`.
     case v2 = 2
 
+    /// `v1` or `v2`.
     public var description: String { "v\(rawValue)" }
 }

@@ -30,6 +30,7 @@ public struct ClientAuthentication: Sendable, CustomStringConvertible, CustomDeb
         /// A JWT signed with the client's private key as `client_assertion` (RFC 7523).
         public static let privateKeyJWT = Method(name: "private_key_jwt")
 
+        /// The registered name, as in ``name``.
         public var description: String { name }
     }
 
@@ -69,6 +70,7 @@ public struct ClientAuthentication: Sendable, CustomStringConvertible, CustomDeb
     ///     RS256, ES256 or ES384 by the key when it lists none.
     ///   - audience: what the assertions name as `aud`: the token endpoint (the default, RFC 7523 and SMART), at the
     ///     token, introspection and revocation endpoints alike, or the issuer for a server that wants that.
+    /// - Returns: a client authentication that signs its assertions with the key.
     /// - Throws: ``VaultError`` (a configuration error) when the PEM is none of these, cannot sign `algorithm`, or
     ///   `keyId` is empty.
     public static func privateKeyJWT(

@@ -132,7 +132,12 @@ package struct Discovery: Sendable {
 
     /// A discovered endpoint, of any discovery (the issuer's, SMART's): absent is nil; present, it must be an
     /// absolute URL with a host, and one secrets may go to (``requireSecure(_:_:)``).
-    /// - Parameter notAURL: the error when `text` is not such a URL, in the words of the discovery that read it.
+    /// - Parameters:
+    ///   - text: the field's value; nil when the document has no such field.
+    ///   - name: the field's name (`token_endpoint`), for the error.
+    ///   - notAURL: the error when `text` is not such a URL, in the words of the discovery that read it.
+    /// - Returns: the endpoint; nil when `text` is nil.
+    /// - Throws: `notAURL()`, or ``VaultError`` `.insecureURL` when the URL is neither https nor a loopback address.
     package static func endpoint(
         _ text: String?,
         _ name: String,

@@ -99,8 +99,15 @@ package struct TokenEndpoint: Sendable {
 
     private var host: String { endpoint.host }
 
-    /// - Parameter extraFields: more form fields (RFC 8707 `resource`, a narrower `scope`); they never replace the
-    ///   grant's own.
+    /// Redeems a refresh token (RFC 6749 section 6).
+    ///
+    /// - Parameters:
+    ///   - refreshToken: the refresh token, sent as `refresh_token`.
+    ///   - extraFields: more form fields (RFC 8707 `resource`, a narrower `scope`); they never replace the
+    ///     grant's own.
+    /// - Returns: the issuer's tokens.
+    /// - Throws: ``VaultError``: `isLoginExpired` for `invalid_grant` or a bare 400 or 401 (the refresh token is
+    ///   dead), `isNetworkError` when no answer came, `.resourceRefused` for `invalid_target`, else the refusal.
     func refresh(
         _ refreshToken: String,
         extraFields: [String: String] = [:]
@@ -147,8 +154,15 @@ package struct TokenEndpoint: Sendable {
         return .issued(try answer(response, to: fields))
     }
 
-    /// - Parameter deadOnBareRefusal: a 400 or 401 without an OAuth error body means the grant is dead (servers
-    ///   answer a refresh token of a revoked family that way), not that the request was wrong.
+    /// Sends `fields` to the token endpoint and reads the answer.
+    ///
+    /// - Parameters:
+    ///   - fields: the form, with its `grant_type`.
+    ///   - deadOnBareRefusal: a 400 or 401 without an OAuth error body means the grant is dead (servers
+    ///     answer a refresh token of a revoked family that way), not that the request was wrong.
+    /// - Returns: the issuer's tokens.
+    /// - Throws: ``VaultError``: `isNetworkError` when no answer came, else what the refusal means
+    ///   (``answer(_:to:deadOnBareRefusal:)``).
     private func post(
         _ fields: [String: String],
         deadOnBareRefusal: Bool = false

@@ -29,8 +29,10 @@ package final class AdvisoryLock: Sendable {
 
     /// Waits until the lock on `path` (created 0600 when missing) is free, then holds it.
     /// - Parameters:
+    ///   - path: the lock file.
     ///   - timeout: how long to wait for another holder.
     ///   - whileWaiting: called once, when the lock is found taken.
+    /// - Returns: the held lock; it is released when the value is, or at ``release()``.
     /// - Throws: ``VaultError``: `.lockTimeout` after `timeout`, `.cancelled` when the task is cancelled,
     ///   `.fileSystemFailed` when the file cannot be opened.
     package static func acquire(

@@ -115,12 +115,14 @@ public struct RefreshToken: Sendable, Hashable, CustomStringConvertible, CustomD
         copy(context: context.merging(fields) { _, new in new })
     }
 
+    /// The user id and what the token carries, never the token or the id token.
     public var description: String {
         "RefreshToken(userId: \(userId), token: redacted, context: \(context.count) fields, "
             + "client: \(client.map { "registered \($0.clientId)" } ?? "configured"), "
             + "dpop: \(dpopKey == nil ? "none" : "bound"), "
             + "login context: \(loginContext == nil ? "none" : "kept"), id token: \(idToken == nil ? "none" : "redacted"))"
     }
+    /// The same as ``description``: nothing secret.
     public var debugDescription: String { description }
 
     /// A mirror without the token, so `dump` and debuggers show none.

@@ -36,6 +36,7 @@ public actor UserStorage {
 
     /// A storage over `keyService`, with envelopes in `directory`.
     /// - Parameters:
+    ///   - keyService: the key service that holds the password keys (and locks them after three wrong passwords).
     ///   - directory: default `$XDG_DATA_HOME/credential-vault`, else `~/.local/share/credential-vault`;
     ///     created with mode 0700; refused when others can read or write it.
     ///   - deviceSecrets: where device unlock keeps its secret; default a 0600 file in `directory`.
@@ -46,7 +47,9 @@ public actor UserStorage {
     ///     protocol its header names. v1 (TIM's) by default; v2 when the key service serves it (``KeyServiceVersion``).
     ///   - minimumPasswordLength: the fewest characters a new password may have (at least 1: an empty password
     ///     is always refused). Short PINs are reasonable: the key service locks after three wrong ones.
-    ///   - opsLimit, memLimitBytes: Argon2id cost for new passwords; existing envelopes keep their own.
+    ///   - opsLimit: Argon2id passes for new passwords; existing envelopes keep their own.
+    ///   - memLimitBytes: Argon2id memory for new passwords, in bytes; existing envelopes keep their own.
+    ///   - now: the wall clock, for the `createdAt` and `updatedAt` an envelope records; tests pass their own.
     ///   - logger: decisions at debug level; never a secret.
     public init(
         keyService: any KeyService,

@@ -38,8 +38,11 @@ struct HelperOptions: ParsableArguments {
     ///
     /// The token is checked to be one word of visible ASCII, so it cannot break the line or the JSON it goes into,
     /// and to be a Bearer token: these programs cannot make a DPoP proof per request.
-    /// - Parameter usesTerminal: false when the calling program says the terminal is not the helper's.
-    /// - Parameter options: the connection of the profile chosen (``connection(forHost:)``); nil: ``connection``.
+    /// - Parameters:
+    ///   - options: the connection of the profile chosen (``connection(forHost:)``); nil: ``connection``.
+    ///   - usesTerminal: false when the calling program says the terminal is not the helper's.
+    /// - Returns: the token, checked.
+    /// - Throws: an `ExitCode`, the failure already printed.
     func servedToken(for options: ConnectionOptions? = nil, usesTerminal: Bool = true) async throws -> ServedToken {
         let served = try await agent.servedToken(
             options ?? connection,

@@ -23,6 +23,7 @@ final class HangWatchdog: Sendable {
     private let state = Mutex(State())
 
     /// - Parameters:
+    ///   - parser: the parser's name, for the report.
     ///   - bound: how long one input may run before it is reported.
     ///   - abortAfter: how long it may run before the process is ended.
     ///   - replay: the command that replays an input, from its seed.

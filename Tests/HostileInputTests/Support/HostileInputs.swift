@@ -9,6 +9,7 @@ enum HostileInputs {
     ///   - seeds: the corpus, each seed from a named hostile class or a valid input of the format.
     ///   - json: the parser's JSON vocabulary, when it reads JSON.
     ///   - sizeCap: the parser's size limit, when it has one: now and then an input just under, at and past it.
+    /// - Returns: a generator of inputs for one parser, drawn by the classes' shares of a roll of 1000.
     static func bytes(
         seeds: [[UInt8]],
         json: HostileJSON? = nil,

@@ -4,6 +4,8 @@ import GRDB
 /// Protocol 2's steps on SQLite: each one job of the write queue, so its read, check and write are one transaction
 /// that no other write interleaves.
 extension SQLiteKeyStorage {
+    /// Reads the key, asks `check` and sets the sealed auth key in one job of the write queue; when `check` throws
+    /// nothing is written and the error is thrown.
     public func enroll(
         keyId: String,
         check: @escaping @Sendable (StoredKey) throws -> Result<[UInt8], EnrollmentRefusal>
@@ -31,6 +33,8 @@ extension SQLiteKeyStorage {
         }.get()
     }
 
+    /// Reads the key, asks `check` and, for the current nonce, resets the count and moves to `nextNonce` in one job of
+    /// the write queue; when `check` throws nothing is written and the error is thrown.
     public func confirm(
         keyId: String,
         nextNonce: [UInt8],

@@ -59,6 +59,8 @@ public final class SQLiteKeyStorage: KeyStorage {
         }
     }
 
+    /// Checks the limits and inserts in one job of the write queue, one transaction, so the limits hold for every
+    /// process on the file.
     public func insert(_ row: StoredKey, limits: KeyLimits) async throws -> KeyInsertion {
         try await writes.submit { db in
             let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM key") ?? 0
@@ -90,6 +92,7 @@ public final class SQLiteKeyStorage: KeyStorage {
         }
     }
 
+    /// One `UPDATE ... RETURNING` in a job of the write queue, answered once its transaction is committed.
     public func countAttempt(keyId: String, lockAt: Int) async throws -> CountedAttempt {
         try await writes.submit { db in try Self.count(db, keyId: keyId, lockAt: lockAt) }
     }
@@ -177,6 +180,8 @@ public final class SQLiteKeyStorage: KeyStorage {
         }.get()
     }
 
+    /// Queued, not awaited: it commits with a later batch, and when it fails the error is logged and the attempt
+    /// stays counted (the safe side).
     public func resetFailures(keyId: String, ifFailures failures: Int) async throws {
         let logger = logger
         writes.enqueue { db in
@@ -193,6 +198,7 @@ public final class SQLiteKeyStorage: KeyStorage {
         }
     }
 
+    /// One conditional `UPDATE` in a job of the write queue; a key no longer on `fromVersion` is left as it is.
     public func replaceVerifiers(keyId: String, fromVersion: Int, with verifiers: KeyVerifiers) async throws {
         try await writes.submit { db in
             try db.execute(
@@ -218,6 +224,7 @@ public final class SQLiteKeyStorage: KeyStorage {
         }
     }
 
+    /// A read beside the write queue: keys whose insert is still queued are not counted yet.
     public func keysByPepperVersion() async throws -> [Int: Int] {
         try await database.read { db in
             var counts: [Int: Int] = [:]
@@ -228,6 +235,7 @@ public final class SQLiteKeyStorage: KeyStorage {
         }
     }
 
+    /// Reads the schema's migrations table; throws when the database cannot be read.
     public func checkReady() async throws {
         _ = try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM schema_migrations") }
     }

@@ -28,6 +28,7 @@ struct ClientMetadata: Sendable {
     /// Reads and checks the metadata in `body`, a JSON object.
     ///
     /// - Parameters:
+    ///   - body: the request body, a JSON object of client metadata (RFC 7591 section 2).
     ///   - defaultMethod: the method when the body names none: `client_secret_basic` for a registration (RFC 7591
     ///     section 2), the registered one for an update (a client's method does not change).
     ///   - allowsClientCredentials: whether `client_credentials` may be registered (the SMART mode's `system/`

@@ -182,7 +182,14 @@ struct BackendServices: Sendable {
     /// `exp` present, not past and at most five minutes ahead; `iat` and `nbf` not in the future; `jti` present
     /// and not seen from this client before (it is remembered until the assertion could no longer be taken).
     /// Clock differences of ``clockSkew`` are allowed.
-    /// - Parameter unknownClient: what `iss` is not when `keys` knows no such client, for the refusal.
+    /// - Parameters:
+    ///   - assertion: the `client_assertion` form field, a compact JWS.
+    ///   - clientIdField: the request's `client_id` field; nil when it sent none.
+    ///   - audiences: the `aud` values taken: the endpoint called, as discovery states it.
+    ///   - now: the time `exp`, `iat` and `nbf` are checked against.
+    ///   - unknownClient: what `iss` is not when `keys` knows no such client, for the refusal.
+    ///   - keys: a client id's keys by `kid`; nil for a client it does not know.
+    /// - Returns: the client id, the assertion's `iss`.
     /// - Throws: ``RequestRefusal`` 401 `invalid_client`, whose description names the rule broken.
     func verify(
         assertion: String,
