@@ -23,8 +23,12 @@ struct AgentAddress: Sendable {
     /// when an agent starts.
     let fallbackReason: String?
 
-    /// - Parameter binding: the server and client the login belongs to (``VaultContext/agentBinding``): two
-    ///   configurations that share a store and a user but not an issuer never share an agent.
+    /// - Parameters:
+    ///   - store: the store directory of the login.
+    ///   - userId: the user the agent serves.
+    ///   - binding: the server and client the login belongs to (``VaultContext/agentBinding``): two configurations
+    ///     that share a store and a user but not an issuer never share an agent.
+    ///   - environment: where `XDG_RUNTIME_DIR` and the state directory are read.
     init(store: URL, userId: String, binding: String, environment: [String: String]) {
         var reason: String?
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") {
