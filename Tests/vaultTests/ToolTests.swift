@@ -206,4 +206,26 @@ struct ToolTests {
             #expect(usage.status == 64, "a password is never an argument")
         }
     }
+
+    /// The commands other programs call often are parsed on their own (HotCommand); whatever does not parse that way
+    /// goes the usual way, so a mistake or `--help` reads exactly as for any other command.
+    @Test(
+        "token, fhir get, git-credential, kubectl-credential, docker-credential: mistakes and --help as any command's",
+        arguments: [
+            (["token"], ["--bogus"]), (["fhir", "get"], []), (["git-credential"], ["--bogus"]),
+            (["kubectl-credential"], ["--bogus"]), (["docker-credential"], ["--bogus"]),
+        ]
+    )
+    func hotCommandMistakes(command: [String], mistake: [String]) async throws {
+        let name = "credential-vault " + command.joined(separator: " ")
+        try await withSandbox(withServer: false) { sandbox in
+            let wrong = try await sandbox.run(command + mistake)
+            #expect(wrong.status == 64, "\(command): \(wrong.stderr)")
+            #expect(wrong.stdout.isEmpty)
+            #expect(wrong.stderr.contains("Usage: \(name) "), "\(wrong.stderr)")
+            let help = try await sandbox.run(command + ["--help"])
+            #expect(help.status == 0, "\(help.stderr)")
+            #expect(help.stdout.contains("USAGE: \(name) "), "\(help.stdout)")
+        }
+    }
 }
