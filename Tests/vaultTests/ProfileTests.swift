@@ -126,6 +126,20 @@ struct ProfileTests {
             let badName = try await sandbox.run(["config"], environment: ["CREDENTIAL_VAULT_PROFILE": "a/b"])
             #expect(badName.status == 64, "\(badName.stderr)")
 
+            // Hosts that could never match, or that two profiles claim, are refused when the file is read.
+            for (json, saying) in [
+                (#"{"profiles": {"work": {"hosts": ["https://git.work.example"]}}}"#, "a host is a name or name:port"),
+                (
+                    #"{"hosts": ["git.example"], "profiles": {"work": {"hosts": ["GIT.example"]}}}"#,
+                    "both name the host"
+                ),
+            ] {
+                _ = try Self.writeConfig(json, in: sandbox)
+                let refused = try await sandbox.run(["config"])
+                #expect(refused.status == 78, "\(json): \(refused.stderr)")
+                #expect(refused.stderr.contains(saying), "\(refused.stderr)")
+            }
+
             _ = try Self.writeConfig(#"{"profiles": {"work": {"isuer": "https://x.example"}}}"#, in: sandbox)
             let typo = try await sandbox.run(["config"])
             #expect(typo.status == 78, "\(typo.stderr)")

@@ -82,6 +82,19 @@ struct ConfigFileContents: Sendable {
             }
         }
         topLevel = try Self.profile(top, in: "the config file \(path)")
+        // One host, one account: a host two profiles claim would get the first by name, silently.
+        var claimed: [String: String] = [:]
+        let named = profiles.sorted { $0.key < $1.key }.map { ("profile '\($0.key)'", $0.value) }
+        for (name, profile) in [("the top level", topLevel)] + named {
+            for host in profile.hosts ?? [] {
+                if let other = claimed.updateValue(name, forKey: host), other != name {
+                    throw CLIError.configuration(
+                        "the config file \(path): \(other) and \(name) both name the host '\(host)'; a host belongs to "
+                            + "one profile"
+                    )
+                }
+            }
+        }
     }
 
     /// Every key the config file knows, in the order error messages list them.
@@ -94,7 +107,15 @@ struct ConfigFileContents: Sendable {
         for (key, value) in object {
             if key == hostsKey {
                 guard let list = value as? [String], list.allSatisfy({ !$0.isEmpty }) else {
-                    throw CLIError.configuration("\(place): '\(hostsKey)' must be a list of host names")
+                    throw CLIError.configuration("\(place) has a '\(hostsKey)' that is not a list of host names")
+                }
+                // git and docker name a host (`host` or `host:port`): an entry with a scheme, a path or a user
+                // would never match, and silently.
+                if let wrong = list.first(where: { $0.contains(where: { "/@ \t\n".contains($0) }) }) {
+                    throw CLIError.configuration(
+                        "\(place) has the host '\(Format.escapingControlCharacters(wrong))' in '\(hostsKey)': a host is a "
+                            + "name or name:port, without a scheme, user or path (git.example.com, registry.example:5000)"
+                    )
                 }
                 profile.hosts = list.map { $0.lowercased() }
                 continue
