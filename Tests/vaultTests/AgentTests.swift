@@ -205,8 +205,11 @@ struct AgentTests {
 
     // MARK: Helpers
 
-    static func register(_ sandbox: CLISandbox) async throws {
-        let register = try await sandbox.run(["register", "--unattended", "--password-stdin"], stdin: "\(password)\n")
+    static func register(_ sandbox: CLISandbox, arguments: [String] = []) async throws {
+        let register = try await sandbox.run(
+            ["register", "--unattended", "--password-stdin"] + arguments,
+            stdin: "\(password)\n"
+        )
         try #require(register.status == 0, "\(register.stderr)")
     }
 

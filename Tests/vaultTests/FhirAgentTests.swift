@@ -10,14 +10,12 @@ import VaultTestSupport
 /// ManualClock, moved on to make the FHIR server refuse a token the command still holds as fresh.
 @Suite("credential-vault fhir get through the agent: no password, no token request, one retry after a 401", .tags(.cli))
 struct FhirAgentTests {
-    static let password = "correct horse"
-
     @Test("with the agent, fhir get needs no password and sends no token request; --no-agent unlocks here")
     func servedByTheAgent() async throws {
         let log = RequestLog()
         try await withSandbox(server: log.configuration(SmartTests.smartServer)) { sandbox in
             let fhir = try #require(sandbox.server?.fhirBase.absoluteString)
-            try await Self.register(sandbox, fhir: fhir)
+            try await AgentTests.register(sandbox, arguments: ["--fhir", fhir])
             try await AgentTests.withAgent(sandbox, arguments: ["--fhir", fhir]) { _ in
                 let before = log.tokenRequests
                 for _ in 0..<3 {
@@ -41,7 +39,7 @@ struct FhirAgentTests {
                 #expect(noAgent.status == 64, "--no-agent unlocks here, which needs a password: \(noAgent.stderr)")
                 let unlocked = try await sandbox.run(
                     ["fhir", "get", "Patient/p1", "--fhir", fhir, "--no-agent", "--password-stdin"],
-                    stdin: "\(Self.password)\n"
+                    stdin: "\(AgentTests.password)\n"
                 )
                 #expect(unlocked.status == 0, "\(unlocked.stderr)")
                 #expect(log.tokenRequests == before + 1, "an unlock here refreshes once")
@@ -59,7 +57,7 @@ struct FhirAgentTests {
         configuration.now = clock.dateProvider
         try await withSandbox(server: configuration) { sandbox in
             let fhir = try #require(sandbox.server?.fhirBase.absoluteString)
-            try await Self.register(sandbox, fhir: fhir)
+            try await AgentTests.register(sandbox, arguments: ["--fhir", fhir])
             try await AgentTests.withAgent(sandbox, arguments: ["--fhir", fhir]) { _ in
                 let first = try await sandbox.run(["token", "--fhir", fhir])
                 #expect(first.status == 0, "\(first.stderr)")
@@ -75,13 +73,5 @@ struct FhirAgentTests {
                 #expect(!read.stderr.contains(first.stdout.trimmingCharacters(in: .newlines)))
             }
         }
-    }
-
-    static func register(_ sandbox: CLISandbox, fhir: String) async throws {
-        let register = try await sandbox.run(
-            ["register", "--unattended", "--fhir", fhir, "--password-stdin"],
-            stdin: "\(password)\n"
-        )
-        try #require(register.status == 0, "\(register.stderr)")
     }
 }

@@ -85,14 +85,16 @@ enum AgentClient {
         _ options: ConnectionOptions,
         requirement: TokenRequirement = TokenRequirement()
     ) async throws -> ServedToken? {
-        guard let address = await VaultContext.agentAddress(options),
-            let reply = await ask(.token(requirement), at: address)
-        else { return nil }
+        guard let address = await VaultContext.agentAddress(options) else { return nil }
+        return try await token(at: address, requirement: requirement)
+    }
+
+    /// A token from the agent at `address`, meeting `requirement`; nil when none answers there.
+    /// - Throws: ``CLIError`` with the agent's message and exit status when the agent answers with a failure.
+    static func token(at address: AgentAddress, requirement: TokenRequirement) async throws -> ServedToken? {
+        guard let reply = await ask(.token(requirement), at: address) else { return nil }
         if let served = ServedToken(agentReply: reply) { return served }
-        throw CLIError(
-            status: reply.exit.flatMap(ExitStatus.init(rawValue:)) ?? .failure,
-            description: reply.error ?? "the agent gave no token"
-        )
+        throw reply.failure(otherwise: "the agent gave no token")
     }
 
     /// A DPoP proof for one `method` request to `url` from the agent that serves these options' store and user, with
@@ -104,14 +106,21 @@ enum AgentClient {
         url: URL,
         nonce: String?
     ) async throws -> (proof: String, token: String?)? {
+        guard let address = await VaultContext.agentAddress(options) else { return nil }
+        return try await dpopProof(at: address, method: method, url: url, nonce: nonce)
+    }
+
+    /// A DPoP proof from the agent at `address` (``dpopProof(_:method:url:nonce:)``); nil when none answers there.
+    /// - Throws: ``CLIError`` with the agent's message and exit status when the agent answers with a failure.
+    static func dpopProof(
+        at address: AgentAddress,
+        method: String,
+        url: URL,
+        nonce: String?
+    ) async throws -> (proof: String, token: String?)? {
         let request = AgentRequest(op: "dpop-proof", method: method, url: url.absoluteString, nonce: nonce)
-        guard let address = await VaultContext.agentAddress(options),
-            let reply = await ask(request, at: address)
-        else { return nil }
+        guard let reply = await ask(request, at: address) else { return nil }
         if let proof = reply.proof { return (proof, reply.token) }
-        throw CLIError(
-            status: reply.exit.flatMap(ExitStatus.init(rawValue:)) ?? .failure,
-            description: reply.error ?? "the agent gave no proof"
-        )
+        throw reply.failure(otherwise: "the agent gave no proof")
     }
 }

@@ -41,13 +41,7 @@ actor AgentFHIRAccess: FHIRAccess {
 
     /// The agent's token meeting `requirement`; nil when no agent answers there.
     private static func token(at address: AgentAddress, requirement: TokenRequirement) async throws -> AccessToken? {
-        guard let reply = await AgentClient.ask(.token(requirement), at: address) else { return nil }
-        guard let served = ServedToken(agentReply: reply) else {
-            throw CLIError(
-                status: reply.exit.flatMap(ExitStatus.init(rawValue:)) ?? .failure,
-                description: reply.error ?? "the agent gave no token"
-            )
-        }
+        guard let served = try await AgentClient.token(at: address, requirement: requirement) else { return nil }
         return AccessToken(
             token: served.token,
             userId: served.userId,
@@ -76,23 +70,23 @@ actor AgentFHIRAccess: FHIRAccess {
 
     func dpopProof(method: String, url: URL, accessToken: AccessToken) async throws(VaultError) -> String? {
         guard accessToken.isDPoPBound else { return nil }
-        let request = AgentRequest(op: "dpop-proof", method: method, url: url.absoluteString, nonce: nonce)
-        guard let reply = await AgentClient.ask(request, at: address) else {
-            throw remember(CLIError.other("the agent on \(address.socketPath) stopped answering"))
-        }
-        guard let proof = reply.proof else {
-            throw remember(
-                CLIError(
-                    status: reply.exit.flatMap(ExitStatus.init(rawValue:)) ?? .failure,
-                    description: reply.error ?? "the agent gave no proof"
+        do {
+            guard
+                let (proof, token) = try await AgentClient.dpopProof(
+                    at: address,
+                    method: method,
+                    url: url,
+                    nonce: nonce
                 )
-            )
+            else { throw CLIError.other("the agent on \(address.socketPath) stopped answering") }
+            // The proof's ath is the hash of the agent's token now: a newer one than this request's cannot go with it.
+            guard token == nil || token == accessToken.token else {
+                throw CLIError.other("the agent's access token changed while a proof was made; run it again")
+            }
+            return proof
+        } catch {
+            throw remember(error)
         }
-        // The proof's ath is the hash of the agent's token now: a newer one than this request's cannot go with it.
-        guard reply.token == nil || reply.token == accessToken.token else {
-            throw remember(CLIError.other("the agent's access token changed while a proof was made; run it again"))
-        }
-        return proof
     }
 
     func rememberDPoPNonce(from response: HTTPResponse, for url: URL) async -> Bool {

@@ -29,6 +29,11 @@ struct AgentReply: Codable, Sendable, CustomStringConvertible, CustomDebugString
         AgentReply(error: error.description, exit: error.status.rawValue)
     }
 
+    /// The failure this reply reports, with its message and exit status; `otherwise` when it names none.
+    func failure(otherwise: String) -> CLIError {
+        CLIError(status: exit.flatMap(ExitStatus.init(rawValue:)) ?? .failure, description: error ?? otherwise)
+    }
+
     /// The line sent over the socket.
     var line: [UInt8] { Array((try? JSONEncoder().encode(self)) ?? Data(#"{"error":"unencodable","exit":70}"#.utf8)) }
 

@@ -23,9 +23,8 @@ struct HelperOptions: ParsableArguments {
     /// helper, or goes on without credentials. A variable exported for `token` never widens what a host gets.
     /// - Throws: ``CLIError`` for a config file that cannot be read.
     func connection(forHost host: String?) throws -> ConnectionOptions? {
-        let environment = ProcessInfo.processInfo.environment
-        _ = try Settings.selectedProfile(options: connection, environment: environment)
         if !connection.profiles.isEmpty { return connection }
+        let environment = ProcessInfo.processInfo.environment
         let contents = try Settings.configFileContents(options: connection, environment: environment)
         guard contents.namesHosts else { return connection }
         guard let host, let claim = contents.profile(claiming: host) else { return nil }

@@ -280,12 +280,12 @@ struct Settings {
         }
         let embedded = issuer.value == nil && keyService.value == nil
         let store = resolve(Self.storeKey, flag: options.store)
-        let profileNamesStore: Bool =
+        let storeIsTheProfilesOwn: Bool =
             switch store.source {
             case .flag, .profile: true
             default: false
             }
-        if let name = profile.value, !profileNamesStore {
+        if let name = profile.value, !storeIsTheProfilesOwn {
             // A named profile without a store of its own (`--store` or its own `store`) keeps its logins in a
             // directory of its own under the store it would inherit, so that two profiles never share a login.
             let inherited = store.value.map { URL(fileURLWithPath: $0, isDirectory: true) }
