@@ -78,7 +78,7 @@ extension FHIRAccess {
             )
         }
         var request = request
-        let token = try await accessToken(forceRefresh: false)
+        let token = try await getAccessToken(forceRefresh: false)
         request.setValue("\(token.tokenType) \(token.token)", forHTTPHeaderField: "Authorization")
         if let proof = try await dpopProof(method: request.httpMethod ?? "GET", url: url, accessToken: token) {
             request.setValue(proof, forHTTPHeaderField: "DPoP")
@@ -117,7 +117,7 @@ extension FHIRAccess {
     /// A GET with a fresh access token; a 401 that asks for a DPoP nonce is sent once more with it (RFC 9449 section
     /// 9); a 401 that challenges the token (`WWW-Authenticate`) refreshes once and tries again.
     private func get(_ url: URL, accept: String) async throws(VaultError) -> HTTPResponse {
-        let token = try await accessToken(forceRefresh: false)
+        let token = try await getAccessToken(forceRefresh: false)
         var response = try await send(url, accept: accept, token: token)
         if await rememberDPoPNonce(from: response, for: url) {
             fhirConnection.logger.debug("the FHIR server asked for a DPoP nonce; sending the request once more")
@@ -126,7 +126,7 @@ extension FHIRAccess {
         }
         if response.status == 401, response.headers["www-authenticate"] != nil {
             fhirConnection.logger.debug("the FHIR server refused the access token; refreshing it once")
-            response = try await send(url, accept: accept, token: try await accessToken(forceRefresh: true))
+            response = try await send(url, accept: accept, token: try await getAccessToken(forceRefresh: true))
         }
         guard (200..<300).contains(response.status) else { throw refusal(response, url: url) }
         return response

@@ -9,8 +9,9 @@ public protocol FHIRAccess: Actor {
     nonisolated var fhirBase: URL { get }
     /// How the requests are sent.
     nonisolated var fhirConnection: FHIRConnection { get }
-    /// An access token, fresh for the leeway; with `forceRefresh` a new one (after the server refused the last).
-    func accessToken(forceRefresh: Bool) async throws(VaultError) -> AccessToken
+    /// An access token, fresh for the leeway; with `forceRefresh` a new one (after the server refused the last). The
+    /// same verb as ``Auth/getAccessToken(forceRefresh:)`` (THP's name), so one operation has one name in both modules.
+    func getAccessToken(forceRefresh: Bool) async throws(VaultError) -> AccessToken
     /// The DPoP proof (RFC 9449) for one `method` request to `url` with `accessToken`, when the token is bound to a
     /// key; nil for a bearer token. Written once in `FHIRAccess+DPoP.swift` for clients without keys.
     func dpopProof(method: String, url: URL, accessToken: AccessToken) async throws(VaultError) -> String?

@@ -119,7 +119,7 @@ public actor SMARTBackendClient: FHIRAccess {
     /// grant; concurrent callers share one request.
     /// - Throws: ``VaultError``: `.serverRefused` with the server's OAuth error (`invalid_client` for a refused
     ///   assertion), `isNetworkError`, discovery errors.
-    public func accessToken(forceRefresh: Bool = false) async throws(VaultError) -> AccessToken {
+    public func getAccessToken(forceRefresh: Bool = false) async throws(VaultError) -> AccessToken {
         if !forceRefresh, let kept, monotonicNow() < kept.until { return kept.token }
         if let inFlight { return try await inFlight.value.get().token }
         let task = Task { await self.fetch() }

@@ -2,15 +2,20 @@ public import CredentialVault
 public import Foundation
 
 /// A SMART on FHIR app's client (SMART App Launch 2.2) on top of the vault: discovery, standalone and EHR
-/// launch, and a password login in a later process that comes back with the same launch context.
+/// launch, the launch context, and FHIR requests.
+///
+/// It adds only what SMART adds. The login itself, its password, device unlock, the registered client, introspection
+/// and logout are the vault's: reach them through ``vault()`` (`try await client.vault().auth`), the one door to
+/// ``Auth`` and ``UserStorage``.
 ///
 /// The launch context (patient, encounter, `fhirContext`, the granted scope, `fhirUser`, ...) is sealed in the
-/// same envelope as the refresh token, so ``loginWithPassword(userId:password:)`` in a new process returns what
-/// ``authorize(userId:timeout:presentAuthorizationURL:)`` returned at the launch. FHIR requests
-/// (`SMARTClient+FHIR.swift`) always carry a fresh access token.
+/// same envelope as the refresh token, so after ``Auth/loginWithPassword(userId:password:storeNewRefreshToken:)`` in a
+/// new process ``launchContext`` is what ``authorize(userId:timeout:presentAuthorizationURL:)`` returned at the
+/// launch. FHIR requests (``FHIRAccess``) always carry a fresh access token.
 ///
 /// The names follow Swift-SMART where they fit: ``ready()``, ``handleEHRLaunch(iss:launch:)``,
-/// ``authorize(userId:timeout:presentAuthorizationURL:)``, ``handleRedirect(url:)``, ``getJSON(at:)``.
+/// ``authorize(userId:timeout:presentAuthorizationURL:)``, ``getJSON(at:)``; the app's redirect goes to
+/// ``Auth/handleRedirect(url:)``.
 public actor SMARTClient: FHIRAccess {
     /// The FHIR server the app trusts: discovery starts here, every authorization request names it as `aud`, and
     /// it is the issuer the stored login is bound to.
@@ -136,7 +141,8 @@ public actor SMARTClient: FHIRAccess {
 
     /// The launch: the authorization code flow with PKCE S256, `aud` = ``fhirBase``, and `launch` after
     /// ``handleEHRLaunch(iss:launch:)`` (standalone otherwise). The tokens and the launch context are kept in memory:
-    /// call ``storeRefreshToken(withNewPassword:)`` to seal them under a password.
+    /// the vault's ``Auth/storeRefreshToken(withNewPassword:)`` seals them under a password. An app's own-scheme
+    /// redirect goes to ``Auth/handleRedirect(url:)`` (`try await client.vault().auth.handleRedirect(url:)`).
     ///
     /// With `openid fhirUser` in the scopes the id token is validated and its `fhirUser` kept in the context.
     /// - Parameters:
@@ -189,39 +195,11 @@ public actor SMARTClient: FHIRAccess {
         return LaunchContext(sessionContext: await vault.auth.sessionContext)
     }
 
-    /// Passes an app's redirect (a redirect URI with the app's own scheme) to the waiting launch.
-    /// - Returns: whether a launch was waiting for it.
-    public func handleRedirect(url: URL) async -> Bool {
-        guard let discovered else { return false }
-        return await discovered.vault.auth.handleRedirect(url: url)
-    }
+    // MARK: Launch context and FHIR access
 
-    /// Seals the launch's refresh token and its launch context under a new password.
-    public func storeRefreshToken(withNewPassword password: String) async throws(VaultError) {
-        try await vault().auth.storeRefreshToken(withNewPassword: password)
-    }
-
-    // MARK: Later logins
-
-    /// Opens the stored login with `password` (one Argon2id, one key-service call, one refresh) and returns the
-    /// launch context it was sealed with.
-    /// - Throws: ``VaultError``, as ``Auth/loginWithPassword(userId:password:storeNewRefreshToken:)``.
-    @discardableResult
-    public func loginWithPassword(userId: String? = nil, password: String) async throws(VaultError) -> LaunchContext {
-        let auth = try await vault().auth
-        _ = try await auth.loginWithPassword(userId: userId, password: password)
-        return LaunchContext(sessionContext: await auth.sessionContext)
-    }
-
-    /// Opens the stored login with device unlock and returns its launch context.
-    @discardableResult
-    public func loginWithDeviceUnlock(userId: String? = nil) async throws(VaultError) -> LaunchContext {
-        let auth = try await vault().auth
-        _ = try await auth.loginWithDeviceUnlock(userId: userId)
-        return LaunchContext(sessionContext: await auth.sessionContext)
-    }
-
-    /// The open session's launch context; nil without a session.
+    /// The open session's launch context: what ``authorize(userId:timeout:presentAuthorizationURL:)`` returned, or,
+    /// after a later login through the vault's ``Auth`` (password or device unlock), what the envelope was sealed
+    /// with; nil without a session.
     public var launchContext: LaunchContext? {
         get async {
             guard let auth = discovered?.vault.auth, await auth.isLoggedIn else { return nil }
@@ -229,8 +207,9 @@ public actor SMARTClient: FHIRAccess {
         }
     }
 
-    /// An access token, fresh for the leeway (refreshed when not).
-    public func accessToken(forceRefresh: Bool = false) async throws(VaultError) -> AccessToken {
+    /// The session's access token for ``FHIRAccess``: the vault's ``Auth/getAccessToken(forceRefresh:)``, fresh for
+    /// the leeway; with `forceRefresh` a new one. Discovery runs first when it has not yet.
+    public func getAccessToken(forceRefresh: Bool = false) async throws(VaultError) -> AccessToken {
         try await vault().auth.getAccessToken(forceRefresh: forceRefresh)
     }
 
@@ -245,33 +224,6 @@ public actor SMARTClient: FHIRAccess {
     public func rememberDPoPNonce(from response: HTTPResponse, for url: URL) async -> Bool {
         guard let auth = discovered?.vault.auth else { return false }
         return auth.rememberDPoPNonce(from: response, for: url)
-    }
-
-    /// The client this app registered at the server for the session's login (RFC 7591); nil for a configured client
-    /// id or without a session.
-    public var clientRegistration: ClientRegistration? {
-        get async { await discovered?.vault.auth.clientRegistration }
-    }
-
-    /// Gives the app's registered `private_key_jwt` client a new key (``Auth/rotateClientKey()``).
-    @discardableResult
-    public func rotateClientKey() async throws(VaultError) -> ClientRegistration {
-        try await vault().auth.rotateClientKey()
-    }
-
-    /// What the server's introspection endpoint (RFC 7662) says about `token`, by default the session's access token.
-    public func introspect(
-        _ token: String? = nil,
-        typeHint: String? = nil
-    ) async throws(VaultError) -> TokenIntrospection {
-        try await vault().auth.introspect(token, typeHint: typeHint)
-    }
-
-    /// Ends the session and revokes the refresh token where the server offers revocation (``Auth/logout(clearUser:)``).
-    /// - Returns: the URL that ends the browser session at the server, when it offers RP-initiated logout.
-    @discardableResult
-    public func logout(clearUser: Bool = false) async throws(VaultError) -> URL? {
-        try await vault().auth.logout(clearUser: clearUser)
     }
 
     /// Whether two FHIR base URLs are the same server, a trailing slash aside.

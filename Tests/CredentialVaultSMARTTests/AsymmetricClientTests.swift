@@ -65,13 +65,13 @@ struct AsymmetricClientTests {
             let app = try Self.client(fixture, clientId: clientId, authentication)
             let context = try await app.authorize { url in await Browser.follow(url) }
             #expect(context.clientId == clientId)
-            let token = try await app.accessToken()
-            let introspection = try await app.introspect()
+            let token = try await app.getAccessToken()
+            let introspection = try await app.vault().auth.introspect()
             #expect(introspection.active)
-            try await app.logout()
+            try await app.vault().auth.logout()
             // Another process of the same client asks about the old access token: the login is revoked.
             let later = try Self.client(fixture, clientId: clientId, authentication)
-            #expect(try await later.introspect(token.token, typeHint: "access_token").active == false)
+            #expect(try await later.vault().auth.introspect(token.token, typeHint: "access_token").active == false)
         }
     }
 
@@ -85,7 +85,7 @@ struct AsymmetricClientTests {
             let clientId = try await Self.register(fixture, authentication)
             let app = try Self.client(fixture, clientId: clientId, authentication)
             _ = try await app.authorize { url in await Browser.follow(url) }
-            #expect(try await app.introspect().active)
+            #expect(try await app.vault().auth.introspect().active)
         }
     }
 

@@ -60,13 +60,13 @@ struct BackendServicesTests {
     func singleFlight() async throws {
         try await Self.with { server, clock, client in
             let tokens = try await withThrowingTaskGroup(of: String.self) { group in
-                for _ in 0..<50 { group.addTask { try await client.accessToken().token } }
+                for _ in 0..<50 { group.addTask { try await client.getAccessToken().token } }
                 return try await group.reduce(into: Set<String>()) { $0.insert($1) }
             }
             #expect(tokens.count == 1)
             #expect(server.tokenRequests(grantType: "client_credentials") == 1)
             clock.advance(by: 3600)
-            let again = try await client.accessToken()
+            let again = try await client.getAccessToken()
             #expect(!tokens.contains(again.token))
             #expect(server.tokenRequests(grantType: "client_credentials") == 2)
         }
@@ -75,7 +75,7 @@ struct BackendServicesTests {
     @Test("a key the server does not know is refused with the server's word, after one more try with a new assertion")
     func unknownKey() async throws {
         try await Self.with(serverKeyId: "another-key") { server, _, client in
-            let error = await #expect(throws: VaultError.self) { try await client.accessToken() }
+            let error = await #expect(throws: VaultError.self) { try await client.getAccessToken() }
             #expect(error?.kind == .serverRefused)
             #expect(error?.description.contains("invalid_client") == true)
             #expect(server.tokenRequests(grantType: "client_credentials") == 2)

@@ -19,8 +19,8 @@ struct DynamicRegistrationTests {
     ) async throws -> (SMARTClient, LaunchContext, ClientRegistration) {
         let client = try fixture.client(registration: DynamicRegistration(clientName: "dcr test", methods: methods))
         let context = try await client.authorize { url in await Browser.follow(url) }
-        try await client.storeRefreshToken(withNewPassword: SMARTFixture.password)
-        let registration = try #require(await client.clientRegistration)
+        try await client.vault().auth.storeRefreshToken(withNewPassword: SMARTFixture.password)
+        let registration = try #require(try await client.vault().auth.clientRegistration)
         return (client, context, registration)
     }
 
@@ -37,13 +37,13 @@ struct DynamicRegistrationTests {
 
             // The next start: the password opens the registration with the token; no new registration.
             let later = try fixture.client(registration: DynamicRegistration(clientName: "dcr test"))
-            let context = try await later.loginWithPassword(password: SMARTFixture.password)
+            let context = try await SMARTFixture.login(later)
             #expect(context == launched)
-            #expect(await later.clientRegistration == registration)
+            #expect(try await later.vault().auth.clientRegistration == registration)
             let patient = try #require(context.patient)
             let resource = try await later.read("Patient", id: patient)
             #expect(resource["id"]?.stringValue == patient)
-            _ = try await later.accessToken(forceRefresh: true)
+            _ = try await later.getAccessToken(forceRefresh: true)
             #expect(fixture.server.registrationRequests == 1)
             #expect(fixture.server.tokenRequests(clientId: registration.clientId) >= 3)
 
@@ -73,7 +73,7 @@ struct DynamicRegistrationTests {
             #expect(fixture.server.registeredClient(registration.clientId)?.tokenEndpointAuthMethod == method.name)
             #expect((registration.clientSecret != nil) == (method != .none))
             let later = try fixture.client(registration: DynamicRegistration(methods: [method]))
-            #expect(try await later.loginWithPassword(password: SMARTFixture.password) == launched)
+            #expect(try await SMARTFixture.login(later) == launched)
             #expect(fixture.server.registrationRequests == 1)
         }
     }
@@ -82,17 +82,17 @@ struct DynamicRegistrationTests {
     func rotatesThroughManagement() async throws {
         try await SMARTFixture.with(dynamicRegistration: true) { fixture in
             let (client, _, registration) = try await Self.launchRegistering(fixture)
-            let rotated = try await client.rotateClientKey()
+            let rotated = try await client.vault().auth.rotateClientKey()
             #expect(rotated.keyIds.count == 1)
             #expect(rotated.keyIds != registration.keyIds)
             #expect(!rotated.hasPendingKey)
             #expect(fixture.server.registeredClient(registration.clientId)?.keyIds == rotated.keyIds)
-            _ = try await client.accessToken(forceRefresh: true)
+            _ = try await client.getAccessToken(forceRefresh: true)
 
             // A new process opens the rotated key with the token and signs with it.
             let later = try fixture.client(registration: DynamicRegistration())
-            _ = try await later.loginWithPassword(password: SMARTFixture.password)
-            #expect(await later.clientRegistration?.keyIds == rotated.keyIds)
+            _ = try await SMARTFixture.login(later)
+            #expect(try await later.vault().auth.clientRegistration?.keyIds == rotated.keyIds)
         }
     }
 
@@ -112,7 +112,7 @@ struct DynamicRegistrationTests {
                 keys: registration.keys
             )
             try await auth.updateStoredLogin { $0.replacingClient(unmanaged) }
-            let waiting = try await client.rotateClientKey()
+            let waiting = try await client.vault().auth.rotateClientKey()
             #expect(waiting.hasPendingKey)
             #expect(waiting.keyIds.first == registration.keyIds.first)
             let jwks = try #require(waiting.publicJWKS?["keys"]?.arrayValue)
@@ -120,20 +120,20 @@ struct DynamicRegistrationTests {
 
             // The server does not list the new key yet: refused, then the old key signs; the new one still waits.
             let before = fixture.server.tokenRequests(clientId: registration.clientId)
-            _ = try await client.accessToken(forceRefresh: true)
+            _ = try await client.getAccessToken(forceRefresh: true)
             #expect(fixture.server.tokenRequests(clientId: registration.clientId) == before + 2)
-            #expect(await client.clientRegistration?.hasPendingKey == true)
+            #expect(try await client.vault().auth.clientRegistration?.hasPendingKey == true)
 
             // The app publishes both keys at the server (here: the RFC 7592 update the test does by hand).
             try await Self.publish(waiting.publicJWKS, for: registration)
-            _ = try await client.accessToken(forceRefresh: true)
-            let promoted = try #require(await client.clientRegistration)
+            _ = try await client.getAccessToken(forceRefresh: true)
+            let promoted = try #require(try await client.vault().auth.clientRegistration)
             #expect(promoted.keyIds == [waiting.keyIds[1]])
 
             // Sealed: a new process signs with the new key alone.
             let later = try fixture.client(registration: DynamicRegistration())
-            _ = try await later.loginWithPassword(password: SMARTFixture.password)
-            #expect(await later.clientRegistration?.keyIds == promoted.keyIds)
+            _ = try await SMARTFixture.login(later)
+            #expect(try await later.vault().auth.clientRegistration?.keyIds == promoted.keyIds)
         }
     }
 
@@ -141,7 +141,7 @@ struct DynamicRegistrationTests {
     func logoutDeletes() async throws {
         try await SMARTFixture.with(dynamicRegistration: true) { fixture in
             let (client, _, registration) = try await Self.launchRegistering(fixture)
-            try await client.logout(clearUser: true)
+            try await client.vault().auth.logout(clearUser: true)
             #expect(fixture.server.registeredClient(registration.clientId) == nil)
         }
     }

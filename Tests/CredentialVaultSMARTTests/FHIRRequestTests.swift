@@ -42,13 +42,13 @@ struct FHIRRequestTests {
     func introspection() async throws {
         try await SMARTFixture.with { fixture in
             let (client, launched) = try await fixture.launch()
-            let answer = try await client.introspect()
+            let answer = try await client.vault().auth.introspect()
             #expect(answer.active)
             #expect(answer.scope == launched.scope?.text)
             #expect(answer.clientId == "vault")
             #expect(answer.fields["patient"] == "p1")
             #expect(answer.expireDate != nil)
-            let unknown = try await client.introspect("not-a-token-this-server-issued")
+            let unknown = try await client.vault().auth.introspect("not-a-token-this-server-issued")
             #expect(!unknown.active)
             #expect(unknown.scope == nil)
         }
@@ -70,7 +70,7 @@ struct FHIRRequestTests {
     func unauthorizedRefreshesOnce() async throws {
         try await SMARTFixture.with { fixture in
             let (client, _) = try await fixture.launch()
-            _ = try await client.accessToken()
+            _ = try await client.getAccessToken()
             let refreshes = fixture.transport.count(endingWith: "/token")
             // The server's clock alone moves: the client still thinks its token is fresh, the server does not.
             fixture.serverClock.advance(by: 3600)

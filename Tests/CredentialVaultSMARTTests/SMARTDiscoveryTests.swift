@@ -34,7 +34,7 @@ struct SMARTDiscoveryTests {
             #expect(configuration.revocationEndpoint != nil)
             let (_, launched) = try await fixture.launch(userId: "legacy-user")
             #expect(launched.patient == "p1")
-            let reopened = try await fixture.client().loginWithPassword(password: SMARTFixture.password)
+            let reopened = try await SMARTFixture.login(fixture.client())
             #expect(reopened == launched)
         }
     }

@@ -3,6 +3,7 @@ import CredentialVaultSMART
 import Foundation
 import KeyServiceMock
 import Synchronization
+import Testing
 
 /// A transport that counts requests by path suffix and can run a step after an answer (to move a clock between
 /// two pages of a search).
@@ -109,8 +110,15 @@ struct SMARTFixture {
         let client = try client()
         if let launch { try await client.handleEHRLaunch(iss: server.fhirBase, launch: launch) }
         let context = try await client.authorize(userId: userId) { url in await Browser.follow(url) }
-        try await client.storeRefreshToken(withNewPassword: Self.password)
+        try await client.vault().auth.storeRefreshToken(withNewPassword: Self.password)
         return (client, context)
+    }
+
+    /// A later start of the app: `client` logs in with ``password`` through its vault's ``Auth`` (the one door to the
+    /// login), and the launch context that login brought back.
+    static func login(_ client: SMARTClient) async throws -> LaunchContext {
+        _ = try await client.vault().auth.loginWithPassword(password: password)
+        return try #require(await client.launchContext)
     }
 }
 

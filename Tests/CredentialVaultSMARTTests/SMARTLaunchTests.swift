@@ -33,7 +33,7 @@ struct SMARTLaunchTests {
             #expect(launched.additionalFields["x-mock-site"]?["unit"] == "ward-7")
 
             let restarted = try fixture.client()
-            let reopened = try await restarted.loginWithPassword(password: SMARTFixture.password)
+            let reopened = try await SMARTFixture.login(restarted)
             #expect(reopened == launched)
             #expect(await restarted.launchContext == launched)
         }
@@ -43,17 +43,17 @@ struct SMARTLaunchTests {
     func refreshWithoutContext() async throws {
         try await SMARTFixture.with { fixture in
             let (client, launched) = try await fixture.launch()
-            let before = try await client.accessToken()
+            let before = try await client.getAccessToken()
             let refreshes = fixture.transport.count(endingWith: "/token")
             // KeyServiceMock's refresh answers carry scope only (SMARTMode.refreshIncludesContext is off).
             fixture.clientClock.advance(by: 3600)
             fixture.serverClock.advance(by: 3600)
-            let after = try await client.accessToken()
+            let after = try await client.getAccessToken()
             #expect(after.token != before.token)
             #expect(fixture.transport.count(endingWith: "/token") == refreshes + 1)
             #expect(await client.launchContext == launched)
 
-            let reopened = try await fixture.client().loginWithPassword(password: SMARTFixture.password)
+            let reopened = try await SMARTFixture.login(fixture.client())
             #expect(reopened == launched)
         }
     }
@@ -71,7 +71,7 @@ struct SMARTLaunchTests {
             #expect(launched.fhirUser == "Practitioner/dr-1")
             #expect(launched.fhirContext.contains { $0.reference == "Encounter/e2" })
 
-            let reopened = try await fixture.client().loginWithPassword(password: SMARTFixture.password)
+            let reopened = try await SMARTFixture.login(fixture.client())
             #expect(reopened == launched)
         }
     }
@@ -108,7 +108,7 @@ struct SMARTLaunchTests {
             #expect(launched.scope?.text == smart.grantedScope)
             #expect(launched.scope?.covers("Patient", .read) == true)
             #expect(launched.scope?.covers("Observation", .read) == false)
-            let reopened = try await fixture.client().loginWithPassword(password: SMARTFixture.password)
+            let reopened = try await SMARTFixture.login(fixture.client())
             #expect(reopened.scope?.text == smart.grantedScope)
         }
     }

@@ -126,6 +126,9 @@ public actor Auth {
     /// any caller gets the new access token, so a restart never strands the user. A store that cannot take the new
     /// envelope fails the call before the refresh is sent (the login is kept); with ``TerminationSignals`` installed,
     /// SIGINT, SIGTERM and SIGHUP wait until the envelope is on disk.
+    ///
+    /// THP's name (`THPAuth.getAccessToken(forceRefresh:)`), and the one verb for this operation in both modules:
+    /// `CredentialVaultSMART`'s `FHIRAccess`, `SMARTClient` and `SMARTBackendClient` use it too.
     /// - Throws: ``VaultError``: `.notLoggedIn`; `isLoginExpired` ends the session.
     public func getAccessToken(forceRefresh: Bool = false) async throws(VaultError) -> AccessToken {
         if !forceRefresh, let fresh, configuration.monotonicNow() < fresh.until { return fresh.token }

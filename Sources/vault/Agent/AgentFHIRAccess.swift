@@ -51,7 +51,7 @@ actor AgentFHIRAccess: FHIRAccess {
         )
     }
 
-    func accessToken(forceRefresh: Bool) async throws(VaultError) -> AccessToken {
+    func getAccessToken(forceRefresh: Bool) async throws(VaultError) -> AccessToken {
         if !forceRefresh, let current, let expiry = current.expireDate,
             expiry.timeIntervalSinceNow > Self.reuseMargin
         {

@@ -34,7 +34,7 @@ struct SmartBackend: AsyncParsableCommand {
                 Terminal.output(Format.json(client.authentication.publicJWKS ?? .null, pretty: true))
                 return
             }
-            let token = try await client.accessToken()
+            let token = try await client.getAccessToken()
             if json {
                 Terminal.output(
                     Format.json([

@@ -36,9 +36,9 @@ struct SmartClient: AsyncParsableCommand {
 
     func run() async throws {
         try await VaultContext.with(connection) { context in
-            let smart = try await context.unlockedSMARTClient(unlocking)
-            if rotateKey { try await smart.rotateClientKey() }
-            guard let registration = await smart.clientRegistration else {
+            let auth = try await context.unlockedSMARTClient(unlocking).vault().auth
+            if rotateKey { try await auth.rotateClientKey() }
+            guard let registration = await auth.clientRegistration else {
                 throw CLIError.usage(
                     "the login uses a configured client id; only a client registered here (empty --client-id at "
                         + "register) is shown or rotated by this command"

@@ -20,8 +20,7 @@ struct SmartIntrospect: AsyncParsableCommand {
 
     func run() async throws {
         try await VaultContext.with(connection) { context in
-            let smart = try await context.unlockedSMARTClient(unlocking)
-            let answer = try await smart.introspect()
+            let answer = try await context.unlockedSMARTClient(unlocking).vault().auth.introspect()
             Terminal.output(Format.json(.object(answer.fields), pretty: true))
         }
     }

@@ -114,7 +114,7 @@ struct SmartLaunch: AsyncParsableCommand {
         Terminal.note("Launched at \(smart.fhirBase.absoluteString) as \(Format.escapingControlCharacters(userId)).")
         let password = try early ?? prompt.readNewWithRetries()
         try await Progress.run("Sealing the refresh token and the launch context (Argon2id, new key)...") {
-            try await smart.storeRefreshToken(withNewPassword: password)
+            try await smart.vault().auth.storeRefreshToken(withNewPassword: password)
         }
         Terminal.output(Format.table(SmartContext.summary(launched)))
         Terminal.output(
