@@ -18,7 +18,7 @@ let package = Package(
         .library(name: "KeyServiceCore", targets: ["KeyServiceCore"]),
         .executable(name: "keyservice", targets: ["keyservice"]),
         // The tool is credential-vault: `vault` is HashiCorp Vault's command, on many engineers' PATH.
-        .executable(name: "credential-vault", targets: ["vault"]),
+        .executable(name: "credential-vault", targets: ["CredentialVaultCLI"]),
         .executable(name: "keyservice-mock", targets: ["keyservice-mock"]),
     ],
     dependencies: [
@@ -81,8 +81,9 @@ let package = Package(
             name: "CredentialVaultSMART",
             dependencies: ["CredentialVault", .product(name: "Logging", package: "swift-log")]
         ),
+        // The credential-vault tool (issue 26: the target, its folder and its tests were first called vault).
         .executableTarget(
-            name: "vault",
+            name: "CredentialVaultCLI",
             // No KeyServiceMock: the embedded default and the demo run the keyservice-mock executable as a child.
             dependencies: [
                 "CredentialVault", "CredentialVaultSMART", "VaultPOSIX",
@@ -247,14 +248,14 @@ let package = Package(
         .testTarget(
             name: "HostileInputTests",
             dependencies: [
-                "CredentialVault", "CredentialVaultSMART", "VaultCrypto", "VaultTestSupport", "vault",
+                "CredentialVault", "CredentialVaultSMART", "VaultCrypto", "VaultTestSupport", "CredentialVaultCLI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         .testTarget(
-            name: "vaultTests",
+            name: "CredentialVaultCLITests",
             dependencies: [
                 "KeyServiceCore",  // ServerTLS: the mock served over https
                 "CredentialVault", "KeyServiceMock", "VaultTestSupport",

@@ -35,7 +35,7 @@ TIERS = ["fast", "cli", "alone", "proof", "fuzz"]
 HEAVY = {"alone", "proof", "fuzz"}
 RACES = "races"
 # The test target whose suites run the built `credential-vault`: all of them are in the cli tier.
-CLI_MODULE = "vaultTests"
+CLI_MODULE = "CredentialVaultCLITests"
 # Where the test targets' sources live (Package.swift).
 TEST_FOLDERS = ["Tests", "KeyService/Tests", "KeyServiceMock/Tests"]
 

@@ -17,7 +17,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-echo "building vault and keyservice-mock (release)..."
+echo "building credential-vault and keyservice-mock (release)..."
 # The release build `make build-release` makes (CI runs it): only what changed since is compiled again.
 scratch=(--scratch-path "${RELEASE_SCRATCH:-.build-release}")
 (cd "$root" && "$SWIFT" build -c release "${scratch[@]}" --product credential-vault >/dev/null &&

@@ -4,7 +4,7 @@ import PropertyBased
 import Testing
 import VaultTestSupport
 
-@testable import vault
+@testable import CredentialVaultCLI
 
 #if canImport(Glibc)
 import Glibc

@@ -5,8 +5,8 @@ import VaultCrypto
 import VaultTestSupport
 
 @testable import CredentialVault
+@testable import CredentialVaultCLI
 @testable import CredentialVaultSMART
-@testable import vault
 
 #if canImport(Glibc)
 import Glibc

@@ -7,7 +7,7 @@ import ArgumentParser
 ///
 /// Only an argument list that parses this way is taken; anything else (help, a mistake in the arguments) goes the
 /// usual way, so its messages and usage lines stay the usual ones. A command taken here runs exactly as it would
-/// there: the same type, options and `run()`, and its failures end the process as ``VaultCommand``'s do.
+/// there: the same type, options and `run()`, and its failures end the process as ``CredentialVaultCommand``'s do.
 enum HotCommand {
     /// The command `arguments` (without the program's name) name, parsed; nil when they name none of these or do
     /// not parse as one.

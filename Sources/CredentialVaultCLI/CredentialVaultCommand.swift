@@ -2,7 +2,7 @@ import ArgumentParser
 import CredentialVault
 
 @main
-struct VaultCommand: AsyncParsableCommand {
+struct CredentialVaultCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "credential-vault",
         abstract: "Keeps you signed in with a short password: an encrypted refresh token, unlocked by a key service.",

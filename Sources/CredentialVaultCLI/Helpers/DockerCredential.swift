@@ -52,7 +52,7 @@ struct DockerCredential: AsyncParsableCommand {
             let servers: [String: JSONValue] = serverURL.map { [$0: .string(username)] } ?? [:]
             Terminal.output(Format.json(.object(servers)))
         case "version":
-            Terminal.output("credential-vault \(VaultCommand.configuration.version)")
+            Terminal.output("credential-vault \(CredentialVaultCommand.configuration.version)")
         default:
             // store (JSON with a secret) and erase (a URL): read and dropped; nothing is kept here.
             var input = Terminal.readAllStandardInput(limit: 64 * 1024)
