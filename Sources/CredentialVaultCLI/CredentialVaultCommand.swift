@@ -34,7 +34,7 @@ struct CredentialVaultCommand: AsyncParsableCommand {
             valid at least that long) and --force-refresh.
 
             JSON: token, whoami, agent, status, decode, config and smart context take --json: one object with \
-            stable field names (token --json: {"token", "userId", "expiresAt"}; the README lists them all).
+            stable field names (token --json: {"token", "tokenType", "userId", "expiresAt"}; the documentation lists them all).
 
             EMBEDDED DEFAULT: with no issuer and no key service configured, credential-vault runs the package's \
             keyservice-mock (beside credential-vault, else on PATH) as a child process on 127.0.0.1, with its state and a \

@@ -37,7 +37,7 @@ struct SmartContext: AsyncParsableCommand {
         }
     }
 
-    /// The context with the CLI's stable field names (documented in `--help` and the README).
+    /// The context with the CLI's stable field names (documented in `--help` and the CommandLineTool article).
     static func json(_ context: LaunchContext) -> JSONValue {
         func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
         let fhirContext: [JSONValue] = context.fhirContext.map { item in

@@ -17,7 +17,7 @@ enum ExitStatus: Int32, CaseIterable {
     case accessDenied = 79
     case interrupted = 130
 
-    /// What the code means, as `--help` and the README list it.
+    /// What the code means, as `--help` and the CommandLineTool article list it.
     var meaning: String {
         switch self {
         case .success: "success"
