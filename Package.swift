@@ -51,11 +51,14 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
         ),
-        // `stat(2)` in Swift types, in a module that imports the C library and nothing else (see FileStatus).
+        // The platform layer (issue 26): the C library re-exported (Platform.swift), the blocking-thread bridge, stream
+        // sockets with poll and deadline, flock, the loopback rule, `stat(2)` in Swift types; it imports the C library
+        // and nothing else (see FileStatus), and depends on nothing of ours.
         .target(name: "VaultPOSIX"),
         .target(
             name: "VaultCrypto",
-            dependencies: ["CSodium"],
+            // VaultPOSIX: the blocking-thread bridge and thread priority of DerivationQueue (crypto -> platform).
+            dependencies: ["CSodium", "VaultPOSIX"],
             // Every unsafe pointer use is marked `unsafe` (SE-0458): the only module that touches C memory.
             swiftSettings: [.strictMemorySafety()]
         ),
@@ -196,6 +199,8 @@ let package = Package(
             ],
             path: "Tests/VaultTestSupport"
         ),
+        // Issue 26: the platform layer's own rules (the blocking-thread bridge, flock, sockets with a deadline).
+        .testTarget(name: "VaultPOSIXTests", dependencies: ["VaultPOSIX", "VaultTestSupport"]),
         .testTarget(
             name: "VaultCryptoTests",
             // VaultTestSupport: the tier of `make test` two suites run in (Tier, .tags(.alone)).

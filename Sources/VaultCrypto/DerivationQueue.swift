@@ -1,5 +1,6 @@
 package import Foundation
 import Synchronization
+import VaultPOSIX
 
 /// Places for running expensive derivations, and a bounded number of places to wait for one.
 ///
@@ -71,35 +72,21 @@ package final class DerivationQueue: Sendable {
                 "too many password checks at once (\(maximumWaiting) waiting already); try again in a moment"
             )
         }
-        let result: Result<Value, CryptoError> = await withCheckedContinuation { continuation in
-            let thread = Thread { [self] in
-                Self.lowerThreadPriority()
-                slots.wait()
-                state.withLock { state in
-                    state.occupancy.waiting -= 1
-                    state.occupancy.running += 1
-                    state.occupancy.mostRunning = max(state.occupancy.mostRunning, state.occupancy.running)
-                }
-                let result = work()
-                state.withLock { $0.occupancy.running -= 1 }
-                slots.signal()
-                continuation.resume(returning: result)
+        return try await BlockingThread.run("credential-vault.argon2id") { [self] () throws(CryptoError) -> Value in
+            // Seconds of CPU nobody waits on interactively: it yields the cores to everything else (nice 10 for this
+            // thread alone on Linux), so many concurrent logins never stall request handling. Best effort: if the
+            // kernel refuses, the slots still leave a core free.
+            ThreadPriority.lowerCurrentThread()
+            slots.wait()
+            state.withLock { state in
+                state.occupancy.waiting -= 1
+                state.occupancy.running += 1
+                state.occupancy.mostRunning = max(state.occupancy.mostRunning, state.occupancy.running)
             }
-            thread.name = "credential-vault.argon2id"
-            thread.start()
+            let result = work()
+            state.withLock { $0.occupancy.running -= 1 }
+            slots.signal()
+            return try result.get()
         }
-        return try result.get()
-    }
-
-    /// A derivation is seconds of CPU nobody waits on interactively: it yields the cores to everything else
-    /// (on Linux, nice 10 for this thread alone), so many concurrent logins never stall request handling.
-    private static func lowerThreadPriority() {
-        #if os(Linux)
-        // Under NPTL the nice value is per thread, and "who" 0 names the calling thread. Best effort: if the
-        // kernel refuses, the derivation runs at normal priority and the slots still leave a core free.
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
-        #else
-        Thread.current.qualityOfService = .utility
-        #endif
     }
 }

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Musl)
-internal import Musl
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
-
 /// What `stat(2)` says about a file: the fields this package reads, in Swift types.
 ///
 /// Why a module of its own: the C `struct stat` is declared by the C library's headers, which Foundation's and

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Musl)
-internal import Musl
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
-
 /// An IPv4 or IPv6 address parsed from its text (`10.0.0.1`, `2001:db8::1`, brackets allowed), as its bytes in
 /// network order: 4 for IPv4, 16 for IPv6. The one parser of IP literals: the loopback rule and `no_proxy` use it.
 package struct NetworkAddress: Hashable, Sendable {

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-internal import Glibc
-#elseif canImport(Musl)
-internal import Musl
-#elseif canImport(Darwin)
-internal import Darwin
-#endif
-
 /// `posix_spawn(2)` in Swift types, for the test launcher (`VaultTestSupport.TestProcess`).
 ///
 /// In this module for the reason ``FileStatus`` is: `posix_spawn_file_actions_t`, `posix_spawnattr_t` and
@@ -91,6 +83,23 @@ package enum ProcessSpawn {
         let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
         guard result == 0 else { throw Failure(operation: "posix_spawn \(arguments[0])", errorNumber: result) }
         return pid
+    }
+
+    /// Adds to `actions` the closing, in the child, of every descriptor from `lowest` up
+    /// (`posix_spawn_file_actions_addclosefrom_np`, glibc 2.34); elsewhere than on Linux nothing is added.
+    /// - Parameters:
+    ///   - lowest: the first descriptor closed.
+    ///   - actions: the file actions of a spawn to come.
+    /// - Returns: 0, or the error number (`ENOSYS` where the C library lacks the call).
+    package static func closeDescriptors(from lowest: Int32, in actions: inout posix_spawn_file_actions_t) -> Int32 {
+        #if os(Linux)
+        guard let closeFrom = gnuFunction("posix_spawn_file_actions_addclosefrom_np", as: CloseFrom.self) else {
+            return ENOSYS
+        }
+        return closeFrom(&actions, lowest)
+        #else
+        return 0
+        #endif
     }
 
     #if os(Linux)

@@ -1,10 +1,5 @@
 public import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VaultPOSIX
 
 /// Debian's nginx, run by a test from a configuration it generates: on a port of 127.0.0.1, with its configuration,
 /// pid file, logs and temporary files in a temporary directory of its own, `daemon off`, no path owned by root

@@ -1,13 +1,8 @@
 import Crypto
 public import Foundation
 import SwiftASN1
+import VaultPOSIX
 import X509
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A throwaway certificate authority made in the test, and a server certificate it signs for this machine's
 /// loopback names (`localhost`, 127.0.0.1, ::1): what the https tests serve with and trust. P-256 keys; valid from an

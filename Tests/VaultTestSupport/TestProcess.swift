@@ -370,9 +370,7 @@ public final class TestProcess: Sendable {
     }
 
     private static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: body()) }
-        }
+        await BlockingThread.run("test-process", body)
     }
 
     /// A write to a child that has gone fails with EPIPE instead of killing the test process.

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import VaultPOSIX
 
 /// glibc's allocator tuned for a server that answers in batches.
 ///
@@ -9,15 +7,8 @@ import Glibc
 /// thread that commits the SQLite batches, was about 7% of the server's CPU. A threshold of 64 MiB keeps the pages
 /// (the process's heap stays as large as its busiest moment, a few MiB), and fixes the mmap threshold too.
 enum MallocTuning {
-    /// `M_TRIM_THRESHOLD` of `<malloc.h>`, which Swift's Glibc module does not include (nor `mallopt`).
-    private static let trimThreshold: Int32 = -1
-
-    /// Applies the tuning; call once, at start. Elsewhere than glibc it does nothing.
+    /// Applies the tuning; call once, at start. Elsewhere than glibc it does nothing (``AllocatorTuning``).
     static func apply() {
-        #if canImport(Glibc)
-        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-        guard let library = dlopen(nil, RTLD_NOW), let symbol = dlsym(library, "mallopt") else { return }
-        _ = unsafeBitCast(symbol, to: Mallopt.self)(trimThreshold, 64 << 20)
-        #endif
+        AllocatorTuning.setTrimThreshold(bytes: 64 << 20)
     }
 }

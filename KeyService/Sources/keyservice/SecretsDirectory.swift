@@ -3,12 +3,6 @@ import KeyServiceCore
 import VaultCrypto
 import VaultPOSIX
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A directory of secret files: `pepper-N` (one per pepper version) and `signing-seed`, 32 bytes each.
 ///
 /// The directory must be mode 700 and this user's, every file mode 600 (or 400) and this user's, and no file is

@@ -11,12 +11,6 @@ import ServiceLifecycle
 import UnixSignals
 import VaultPOSIX
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// `keyservice serve` (the default command): the key service on one address until SIGTERM or SIGINT.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -189,7 +183,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         )
         if exitOnStdinEof {
-            Thread.detachNewThread {
+            BlockingThread.start("keyservice-stdin") {
                 while true {
                     let chunk = FileHandle.standardInput.availableData
                     if chunk.isEmpty { break }

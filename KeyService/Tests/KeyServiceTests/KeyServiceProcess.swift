@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultPOSIX
 import VaultTestSupport
 
 /// The built `keyservice`, run as a child process (``TestProcess``: its own process group, killed with it).
@@ -97,8 +98,6 @@ final class KeyServiceProcess: Sendable {
     }
 
     private static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: body()) }
-        }
+        await BlockingThread.run("keyservice-process", body)
     }
 }

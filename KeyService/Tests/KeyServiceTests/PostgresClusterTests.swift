@@ -1,12 +1,7 @@
 import Foundation
 import Testing
+import VaultPOSIX
 import VaultTestSupport
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `keyservice` as teams run it: several instances on one private PostgreSQL behind Debian's nginx (the operator
 /// page's configuration), spoken to over HTTP as any client would.

@@ -3,12 +3,7 @@ import Foundation
 import KeyServiceCore
 import KeyServiceMock
 import Logging
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VaultPOSIX
 
 /// `keyservice-mock`: the key service and identity provider on 127.0.0.1, for integration tests and demos.
 @main
@@ -242,7 +237,7 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
         )
         if exitOnStdinEof {
             // A blocking read, on a thread of its own: end of file (or an error) means the parent is gone.
-            Thread.detachNewThread {
+            BlockingThread.start("keyservice-mock-stdin") {
                 var buffer = [UInt8](repeating: 0, count: 256)
                 while buffer.withUnsafeMutableBytes({ read(0, $0.baseAddress, $0.count) }) > 0 {}
                 Task { await server.stop() }

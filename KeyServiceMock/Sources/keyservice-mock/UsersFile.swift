@@ -2,12 +2,6 @@ import Foundation
 import KeyServiceMock
 import VaultPOSIX
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// `--users-file`: the identity provider's users, one `NAME:PASSWORD[:SUBJECT]` a line.
 ///
 /// Passwords come from a file, not from argv, which every local user can read (`ps`, `/proc/PID/cmdline`);

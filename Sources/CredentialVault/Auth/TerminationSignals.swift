@@ -1,11 +1,6 @@
 import Foundation
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VaultPOSIX
 
 /// Holds SIGINT, SIGTERM and SIGHUP while a rotated refresh token is on its way to disk, so that Ctrl-C, `kill` or a
 /// closed terminal cannot lose a login the way SIGKILL can.

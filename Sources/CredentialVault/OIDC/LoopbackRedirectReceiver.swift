@@ -1,11 +1,6 @@
 import Foundation
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VaultPOSIX
 
 /// Receives one OAuth redirect on the loopback interface (RFC 8252 section 7.3), with plain sockets so the
 /// library needs no server framework: at a port the system picks, or at the configured one for issuers that
@@ -84,13 +79,7 @@ final class LoopbackRedirectReceiver: Sendable {
         } else {
             return nil
         }
-        #if canImport(Glibc)
-        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-        let fd = Glibc.socket(family, type, 0)
-        #else
-        let fd = Darwin.socket(family, SOCK_STREAM, 0)
-        if fd >= 0 { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
-        #endif
+        let fd = StreamSocket.open(family: family, nonBlocking: true)
         guard fd >= 0 else { return nil }
         // A fixed port is free again at once after the last login's listener closed, connections in TIME_WAIT
         // or not; on Linux this never lets two sockets listen on one port.
@@ -183,16 +172,10 @@ final class LoopbackRedirectReceiver: Sendable {
         }
         guard begun else { throw .openIDConnectFailed("the login was cancelled") }
         let expected = Expectation(path: path, state: state)
-        let result: Result<URL?, VaultError> = await withCheckedContinuation { continuation in
-            let thread = Thread { [self] in
-                let result = serve(expected, until: deadline)
-                endWaiting()
-                continuation.resume(returning: result)
-            }
-            thread.name = "credential-vault.loopback-redirect"
-            thread.start()
+        return try await BlockingThread.run("credential-vault.loopback-redirect") { [self] () throws(VaultError) in
+            defer { endWaiting() }
+            return try serve(expected, until: deadline).get()
         }
-        return try result.get()
     }
 
     private func endWaiting() {
@@ -236,7 +219,7 @@ final class LoopbackRedirectReceiver: Sendable {
             var pollers = sockets.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             pollers += connections.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
             let wake = connections.map(\.deadline).reduce(deadline, min)
-            guard poll(&pollers, nfds_t(pollers.count), Self.milliseconds(min(Self.tick, wake - now))) > 0 else {
+            guard poll(&pollers, nfds_t(pollers.count), Poll.milliseconds(min(Self.tick, wake - now))) > 0 else {
                 continue
             }
             // From the last, so removing one leaves the indices of those still to visit unchanged.
@@ -258,14 +241,7 @@ final class LoopbackRedirectReceiver: Sendable {
     /// Accepts every connection waiting on `socket`, each with a deadline from now.
     private func acceptWaiting(on socket: Int32, into connections: inout [Connection]) {
         for _ in 0..<Self.maximumConnections {
-            let fd = accept(socket, nil, nil)
-            guard fd >= 0 else { return }
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            #if canImport(Darwin)
-            var on: Int32 = 1
-            setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
-            #endif
+            guard let fd = StreamSocket.openConnection(acceptedOn: socket) else { return }
             if connections.count >= Self.maximumConnections { close(connections.removeFirst().fd) }
             connections.append(Connection(fd: fd, deadline: ContinuousClock.now + connectionTimeout))
         }
@@ -337,19 +313,7 @@ final class LoopbackRedirectReceiver: Sendable {
         let response =
             "HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(html.utf8.count)\r\n"
             + "Cache-Control: no-store\r\nConnection: close\r\n\r\n\(html)"
-        #if canImport(Glibc)
-        let flags = Int32(MSG_NOSIGNAL)
-        #else
-        let flags: Int32 = 0
-        #endif
         // A few hundred bytes into a new connection's empty send buffer: one call sends it all.
-        _ = Array(response.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, flags) }
-    }
-
-    /// `duration` in whole milliseconds for `poll`, rounded up so a deadline is never polled short of.
-    private static func milliseconds(_ duration: Duration) -> Int32 {
-        guard duration > .zero else { return 0 }
-        let (seconds, attoseconds) = duration.components
-        return Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+        _ = Array(response.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, StreamSocket.noSignal) }
     }
 }

@@ -1,10 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VaultPOSIX
 
 /// An exclusive advisory lock (flock) on a file, held until the value is released.
 ///
@@ -18,13 +13,13 @@ package final class AdvisoryLock: Sendable {
     }
 
     deinit {
-        flock(fd, LOCK_UN)
+        FileLock.unlock(fd)
         close(fd)
     }
 
     /// Lets the next holder in now rather than when this value is released.
     package func release() {
-        flock(fd, LOCK_UN)
+        FileLock.unlock(fd)
     }
 
     /// Waits until the lock on `path` (created 0600 when missing) is free, then holds it.
@@ -40,17 +35,18 @@ package final class AdvisoryLock: Sendable {
         timeout: Duration,
         whileWaiting: () -> Void = {}
     ) async throws(VaultError) -> AdvisoryLock {
-        let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let fd = FileLock.open(path)
         guard fd >= 0 else { throw .fileSystem("open", path: path) }
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         var pause = Duration.milliseconds(1)
         var told = false
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else {
-                let error = VaultError.fileSystem("lock", path: path)
+        while true {
+            let attempt = FileLock.tryExclusive(fd)
+            if attempt == .acquired { return AdvisoryLock(fd: fd) }
+            if case .failed(let errorNumber) = attempt {
                 close(fd)
-                throw error
+                throw .fileSystem("lock", path: path, String(cString: strerror(errorNumber)))
             }
             guard clock.now < deadline else {
                 close(fd)
@@ -68,6 +64,5 @@ package final class AdvisoryLock: Sendable {
             }
             pause = min(pause * 2, .milliseconds(50))
         }
-        return AdvisoryLock(fd: fd)
     }
 }

@@ -2,16 +2,6 @@ import Foundation
 import VaultCrypto
 import VaultPOSIX
 
-#if canImport(Glibc)
-import Glibc
-private let posixRead = Glibc.read
-private let posixWrite = Glibc.write
-#elseif canImport(Darwin)
-import Darwin
-private let posixRead = Darwin.read
-private let posixWrite = Darwin.write
-#endif
-
 /// A directory of small private files: mode 0700, files 0600, owned by this user, written atomically,
 /// with an advisory lock that serialises processes.
 ///
@@ -75,7 +65,7 @@ struct FileStore: Sendable {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 16_384)
         while true {
-            let count = buffer.withUnsafeMutableBytes { posixRead(fd, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { VaultPOSIX.read(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw .fileSystem("read", path: file)
@@ -103,7 +93,7 @@ struct FileStore: Sendable {
             var offset = 0
             while offset < data.count {
                 let written = data.withUnsafeBytes { bytes in
-                    posixWrite(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                    VaultPOSIX.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
                 }
                 if written < 0 {
                     if errno == EINTR { continue }
@@ -139,39 +129,14 @@ struct FileStore: Sendable {
         guard fd >= 0 else { throw .storeCannotReserve(directory: path, bytes: size, errorNumber: errno) }
         let reservation = StoreReservation(fd: fd, path: temporary)
         // Unlocked, another process's cleanup could remove it between the refresh and the rename: refuse instead.
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        guard FileLock.tryExclusive(fd) == .acquired else {
             throw .storeCannotReserve(directory: path, bytes: size, errorNumber: errno)
         }
-        #if canImport(Glibc)
-        // glibc writes a byte into each block where the file system has no fallocate; either way the blocks are
-        // taken now.
-        let result = posix_fallocate(fd, 0, off_t(size))
-        #else
-        let result = Self.writeZeros(fd, count: size)
-        #endif
+        let result = FileSpace.allocate(fd, count: size)
         guard result == 0 else { throw .storeCannotReserve(directory: path, bytes: size, errorNumber: result) }
         guard fsync(fd) == 0 else { throw .storeCannotReserve(directory: path, bytes: size, errorNumber: errno) }
         return reservation
     }
-
-    #if !canImport(Glibc)
-    /// Writes `count` zero bytes at the start of `fd`: 0, or the errno of the write that failed.
-    private static func writeZeros(_ fd: Int32, count: Int) -> Int32 {
-        let zeros = [UInt8](repeating: 0, count: 65_536)
-        var offset = 0
-        while offset < count {
-            let written = zeros.withUnsafeBytes {
-                pwrite(fd, $0.baseAddress!, min($0.count, count - offset), off_t(offset))
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            offset += written
-        }
-        return 0
-    }
-    #endif
 
     /// Replaces `name` with `data` through `reservation` (from ``reserve()``): its bytes are written over the
     /// reserved ones, the file is cut to their length and flushed, renamed over `name`, and the directory flushed,
@@ -237,21 +202,17 @@ struct FileStore: Sendable {
     func withLock<T>(_ body: () throws(VaultError) -> T) throws(VaultError) -> T {
         try prepare()
         let lockPath = filePath(".lock")
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let fd = FileLock.open(lockPath)
         guard fd >= 0 else { throw .fileSystem("open", path: lockPath) }
         defer { close(fd) }
         // Polled, not a blocking flock: a stuck holder ends in an error instead of a hang. Holds are short, and so
         // are the pauses.
-        let clock = ContinuousClock()
-        let deadline = clock.now + Self.lockWait
-        var pause: useconds_t = 100
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            guard errno == EWOULDBLOCK || errno == EINTR else { throw .fileSystem("lock", path: lockPath) }
-            guard clock.now < deadline else { throw .lockTimeout(path: lockPath, waited: Self.lockWait) }
-            usleep(pause)
-            pause = min(pause * 2, 10_000)
+        switch FileLock.waitExclusive(fd, until: ContinuousClock.now + Self.lockWait) {
+        case .acquired: break
+        case .taken: throw .lockTimeout(path: lockPath, waited: Self.lockWait)
+        case .failed(let errorNumber): throw .fileSystem("lock", path: lockPath, String(cString: strerror(errorNumber)))
         }
-        defer { flock(fd, LOCK_UN) }
+        defer { FileLock.unlock(fd) }
         return try body()
     }
 
@@ -275,7 +236,7 @@ struct FileStore: Sendable {
             let fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             guard fd >= 0 else { continue }
             defer { close(fd) }
-            if flock(fd, LOCK_EX | LOCK_NB) == 0 { unlink(file) }
+            if FileLock.tryExclusive(fd) == .acquired { unlink(file) }
         }
     }
 

@@ -1,10 +1,5 @@
 package import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VaultPOSIX
 
 /// The user's home directory, by the one rule every default path here follows: `$HOME` when it is an absolute path,
 /// else the account's entry in the password database. (On Linux, Foundation's `homeDirectoryForCurrentUser` reads

@@ -1,10 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VaultPOSIX
 
 /// A temporary file in the store whose space is taken (``FileStore/reserve()``): written and renamed over an
 /// envelope once a refresh is answered, else removed when released.

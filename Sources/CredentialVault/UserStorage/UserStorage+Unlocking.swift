@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import VaultCrypto
+import VaultPOSIX
 
 /// The seam ``Auth`` uses: unlocking an envelope once, then sealing rotated tokens with what it holds.
 ///

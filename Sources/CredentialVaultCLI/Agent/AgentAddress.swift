@@ -1,12 +1,6 @@
 import Foundation
 import VaultPOSIX
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Where the agent for one store directory and user listens: `agent-HASH.sock` in
 /// `$XDG_RUNTIME_DIR/credential-vault` (else `/tmp/credential-vault-UID`), HASH a 64-bit FNV-1a hash of both and of
 /// the issuer and client the login belongs to, so two configurations never share a socket (a name, not a secret: the directory and `SO_PEERCRED` guard the socket).

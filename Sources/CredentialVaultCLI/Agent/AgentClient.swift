@@ -1,11 +1,6 @@
 import CredentialVault
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VaultPOSIX
 
 /// Asks a running agent over its socket: one request, one answer.
 enum AgentClient {
@@ -65,7 +60,7 @@ enum AgentClient {
                 return .unanswered
             }
             defer { close(connection) }
-            guard UnixSocket.peerUID(connection) == getuid() else { return .noAgent }
+            guard PeerCredentials.userID(of: connection) == getuid() else { return .noAgent }
             let deadline = ContinuousClock.now + answerTimeout
             let request = (try? JSONEncoder().encode(agentRequest)) ?? Data()
             guard UnixSocket.writeLine(connection, Array(request)),

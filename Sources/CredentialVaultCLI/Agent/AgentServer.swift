@@ -1,12 +1,7 @@
 import CredentialVault
 import Foundation
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VaultPOSIX
 
 /// The agent's socket: a thread of its own accepts connections, and each connection gets a thread for its blocking
 /// read and write; only the answer itself (``AgentSession/answer(_:)``) runs in Swift concurrency.
@@ -44,9 +39,8 @@ final class AgentServer: Sendable {
 
     /// Starts accepting connections.
     func start() {
-        let thread = Thread { [self] in acceptLoop() }
-        thread.name = "vault-agent-accept"
-        thread.start()
+        // A thread for the server's life, not a call waited on: started, never joined.
+        BlockingThread.start("vault-agent-accept") { [self] in acceptLoop() }
     }
 
     /// Removes the socket and stops accepting.
@@ -73,18 +67,16 @@ final class AgentServer: Sendable {
                 usleep(code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM ? 50_000 : 200_000)
                 continue
             }
-            guard UnixSocket.peerUID(client) == uid else {
+            guard PeerCredentials.userID(of: client) == uid else {
                 // Another user (or a peer whose credentials cannot be read): nothing is read, nothing is answered.
                 close(client)
                 places.signal()
                 continue
             }
-            let thread = Thread { [self] in
+            BlockingThread.start("vault-agent-client") { [self] in
                 serve(client)
                 places.signal()
             }
-            thread.name = "vault-agent-client"
-            thread.start()
         }
     }
 

@@ -1,11 +1,6 @@
 import CredentialVault
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VaultPOSIX
 
 /// A child started with `posix_spawn`: Foundation's `Process` puts every child in a process group of its own,
 /// which takes a command run by `credential-vault exec` off the terminal (a read from it would stop with SIGTTIN).
@@ -28,13 +23,9 @@ enum ChildProcess {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for (child, parent) in descriptors { posix_spawn_file_actions_adddup2(&actions, parent, child) }
-        #if os(Linux)
-        if onlyStandardDescriptors {
-            guard let closeFrom = closeFromFunction, closeFrom(&actions, 3) == 0 else {
-                throw UnixSocket.Failure("posix_spawn_file_actions_addclosefrom_np", code: ENOSYS)
-            }
+        if onlyStandardDescriptors, ProcessSpawn.closeDescriptors(from: 3, in: &actions) != 0 {
+            throw UnixSocket.Failure("posix_spawn_file_actions_addclosefrom_np", code: ENOSYS)
         }
-        #endif
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -62,16 +53,6 @@ enum ChildProcess {
         guard result == 0 else { throw UnixSocket.Failure("cannot run \(arguments[0])", code: result) }
         return pid
     }
-
-    #if os(Linux)
-    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, CInt) -> CInt
-
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), looked up at run time: the Glibc module does not
-    /// import it.
-    private static var closeFromFunction: CloseFrom? {
-        dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map { unsafeBitCast($0, to: CloseFrom.self) }
-    }
-    #endif
 
     /// Waits for `pid` on a thread of its own; its exit status, or 128 + the signal that ended it.
     static func wait(_ pid: pid_t) async -> Int32 {

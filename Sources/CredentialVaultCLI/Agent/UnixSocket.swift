@@ -1,10 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VaultPOSIX
 
 /// Blocking Unix-domain stream sockets for the agent and its clients. Every call here blocks: callers run them on a
 /// thread of their own (``BlockingThread``), never on Swift's cooperative pool.
@@ -26,7 +21,7 @@ enum UnixSocket {
     /// A listening socket at `path`, created 0600 (the umask covers the moment between bind and chmod).
     static func listen(at path: String) throws -> Int32 {
         var address = try address(path)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = StreamSocket.open(family: AF_UNIX)
         guard fd >= 0 else { throw Failure("socket") }
         let previous = umask(0o177)
         let bound = withUnsafePointer(to: &address) {
@@ -40,7 +35,7 @@ enum UnixSocket {
             close(fd)
             throw failure
         }
-        guard chmod(path, 0o600) == 0, Glibc.listen(fd, 64) == 0 else {
+        guard chmod(path, 0o600) == 0, VaultPOSIX.listen(fd, 64) == 0 else {
             let failure = Failure("listen \(path)")
             close(fd)
             unlink(path)
@@ -54,13 +49,13 @@ enum UnixSocket {
     /// connect wait, and this throws with `EAGAIN` once it has waited that long.
     static func connect(to path: String, timeout: TimeInterval) throws -> Int32? {
         var address = try address(path)
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = StreamSocket.open(family: AF_UNIX)
         guard fd >= 0 else { throw Failure("socket") }
         // A Unix socket's blocking connect waits at most the send timeout.
         setTimeout(fd, seconds: timeout)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                VaultPOSIX.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
         guard connected == 0 else {
@@ -70,23 +65,6 @@ enum UnixSocket {
             throw Failure("connect \(path)", code: code)
         }
         return fd
-    }
-
-    /// The uid of the process at the other end of `fd`, as the kernel recorded it at connect (`SO_PEERCRED`).
-    static func peerUID(_ fd: Int32) -> uid_t? {
-        #if os(Linux)
-        // struct ucred { pid_t pid; uid_t uid; gid_t gid; }: three 32-bit fields on every Linux architecture.
-        var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
-        var length = socklen_t(MemoryLayout.size(ofValue: credentials))
-        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0,
-            length == socklen_t(MemoryLayout.size(ofValue: credentials))
-        else { return nil }
-        return credentials.1
-        #else
-        var uid = uid_t()
-        var gid = gid_t()
-        return getpeereid(fd, &uid, &gid) == 0 ? uid : nil
-        #endif
     }
 
     /// Bounds every later read and write on `fd`, so a client that sends nothing cannot hold a thread forever.
@@ -107,9 +85,7 @@ enum UnixSocket {
         line.reserveCapacity(4096)
         var buffer = [UInt8](repeating: 0, count: 4096)
         while line.count <= maximumLine {
-            if let deadline, !waitReadable(fd, until: deadline) { return nil }
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
+            let count = StreamSocket.read(fd, into: &buffer, until: deadline)
             guard count > 0 else { return nil }
             if let newline = buffer[0..<count].firstIndex(of: UInt8(ascii: "\n")) {
                 line.append(contentsOf: buffer[0..<newline])
@@ -120,38 +96,11 @@ enum UnixSocket {
         return nil
     }
 
-    /// Waits until `fd` has something to read (or its peer hung up), at most until `deadline`; false when the deadline
-    /// passed first.
-    private static func waitReadable(_ fd: Int32, until deadline: ContinuousClock.Instant) -> Bool {
-        while true {
-            let left = ContinuousClock.now.duration(to: deadline)
-            guard left > .zero else { return false }
-            let (seconds, attoseconds) = left.components
-            let milliseconds = Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
-            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&entry, 1, milliseconds)
-            if ready > 0 { return true }
-            if ready < 0, errno != EINTR { return true }  // the read that follows reports the failure
-        }
-    }
-
     /// Writes `bytes` and a newline to a socket (or with `pipe` to a pipe, where SIGPIPE must be ignored);
     /// false when the peer is gone or the write timed out.
     @discardableResult
     static func writeLine(_ fd: Int32, _ bytes: [UInt8], pipe: Bool = false) -> Bool {
-        let message = bytes + [UInt8(ascii: "\n")]
-        var sent = 0
-        while sent < message.count {
-            let count = message.withUnsafeBytes {
-                pipe
-                    ? write(fd, $0.baseAddress! + sent, $0.count - sent)
-                    : send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL))
-            }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return false }
-            sent += count
-        }
-        return true
+        StreamSocket.writeAll(fd, bytes + [UInt8(ascii: "\n")], pipe: pipe)
     }
 
     private static func address(_ path: String) throws -> sockaddr_un {

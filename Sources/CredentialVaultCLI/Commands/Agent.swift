@@ -1,12 +1,7 @@
 import ArgumentParser
 import CredentialVault
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VaultPOSIX
 
 /// `credential-vault agent`: one unlock, then a background process keeps the session and hands out tokens over a Unix socket,
 /// as ssh-agent and gpg-agent do.

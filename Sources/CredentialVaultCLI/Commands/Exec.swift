@@ -1,12 +1,7 @@
 import ArgumentParser
 import CredentialVault
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VaultPOSIX
 
 /// `credential-vault exec -- CMD ARGS…`: runs a command with a fresh access token in its environment, the way `aws-vault
 /// exec` and `op run` do, and ends with the command's exit status.

@@ -1,12 +1,6 @@
 import Foundation
 import VaultPOSIX
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Reading the config file, which decides where `credential-vault` sends a refresh token: only a file that nobody but
 /// its reader (or root) can change is read.
 enum ConfigFile {

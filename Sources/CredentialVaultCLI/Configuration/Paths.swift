@@ -1,11 +1,6 @@
 import CredentialVault
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VaultPOSIX
 
 /// The XDG locations `credential-vault` uses.
 enum Paths {

@@ -1,11 +1,6 @@
 import CredentialVault
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VaultPOSIX
 
 /// The embedded default: the package's `keyservice-mock` run as a child process when no issuer is configured
 /// (``KeyServiceMockProcess``: `credential-vault` links no server).

@@ -1,12 +1,7 @@
 import CredentialVault
 import Foundation
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VaultPOSIX
 
 /// The package's `keyservice-mock` run as a child process on 127.0.0.1, so the `credential-vault` binary links no server
 /// stack (Hummingbird, NIO, SQLite) for its embedded default and its demo.
@@ -66,21 +61,14 @@ final class KeyServiceMockProcess: Sendable {
             try? end.close()
         }
         // Blocking reads, on a thread of their own: never on Swift's cooperative pool.
-        let line: String? = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(returning: readLine(from: output.fileHandleForReading))
-            }
-        }
+        let line = await BlockingThread.run("keyservice-mock-start") { readLine(from: output.fileHandleForReading) }
         let prefix = "keyservice-mock listening on "
         guard let line, line.hasPrefix(prefix),
             let url = line.dropFirst(prefix.count).split(separator: " ").first.flatMap({ URL(string: String($0)) })
         else {
             kill(pid, SIGTERM)
-            let said: String = await withCheckedContinuation { continuation in
-                Thread.detachNewThread {
-                    let data = errors.fileHandleForReading.readDataToEndOfFile()
-                    continuation.resume(returning: String(decoding: data.prefix(2_000), as: UTF8.self))
-                }
+            let said = await BlockingThread.run("keyservice-mock-start") {
+                String(decoding: errors.fileHandleForReading.readDataToEndOfFile().prefix(2_000), as: UTF8.self)
             }
             let reason = said.trimmingCharacters(in: .whitespacesAndNewlines)
             throw CLIError(

@@ -1,10 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VaultPOSIX
 
 /// A program that asks for the password where no terminal is (`CREDENTIAL_VAULT_ASKPASS`, else `SSH_ASKPASS`), as
 /// ssh and git run one: it gets the prompt as its only argument and prints the password on its standard output.
@@ -57,7 +52,7 @@ struct Askpass {
         var buffer = [UInt8](repeating: 0, count: 512)
         defer { for index in buffer.indices { buffer[index] = 0 } }
         while answer.count <= Self.maximumAnswer {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(ends[0], $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { VaultPOSIX.read(ends[0], $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { break }
             answer.append(contentsOf: buffer[0..<min(count, Self.maximumAnswer + 1 - answer.count)])

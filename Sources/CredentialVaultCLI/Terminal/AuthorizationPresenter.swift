@@ -1,11 +1,6 @@
 import CredentialVault
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VaultPOSIX
 
 /// Shows the authorization URL of the OpenID Connect code flow, or follows it when nobody is at a browser.
 enum AuthorizationPresenter {

@@ -1,10 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VaultPOSIX
 
 /// The terminal settings to put back if SIGINT arrives while echo is off. Written only before the handler
 /// is installed and after it is removed, read only by the handler.

@@ -1,13 +1,8 @@
 import Foundation
 import KeyServicePostgres
 import Synchronization
+import VaultPOSIX
 import VaultTestSupport
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A private PostgreSQL server for one test, from Debian's `postgresql` package: a cluster made by `initdb` in a
 /// temporary directory, the server on a free port of 127.0.0.1, a database and a password role for the key service.

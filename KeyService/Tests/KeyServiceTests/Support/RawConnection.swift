@@ -1,10 +1,5 @@
 import Foundation
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VaultPOSIX
 
 /// One TCP connection to a server on 127.0.0.1, written and read as bytes: for what an HTTP client library will
 /// not do (pipelined requests, a body sent in two parts with a signal between them).

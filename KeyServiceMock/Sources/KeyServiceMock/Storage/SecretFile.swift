@@ -2,12 +2,6 @@ import Foundation
 import VaultCrypto
 import VaultPOSIX
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A secret of ``StateStore/secretLength`` bytes in its own 0600 file of the state directory: the pepper
 /// or the signing key's seed.
 ///

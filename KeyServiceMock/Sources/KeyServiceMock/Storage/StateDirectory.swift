@@ -1,12 +1,6 @@
 import Foundation
 import VaultPOSIX
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The rules a state directory must meet before the server trusts what is in it.
 enum StateDirectory {
     /// Checks that `directory` is a directory, owned by this process's user, with mode 0700.

@@ -2,12 +2,7 @@ import Foundation
 import GRDB
 import NIOConcurrencyHelpers
 import VaultCrypto
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import VaultPOSIX
 
 /// Where the server's state lives: a SQLite database in the state directory (or in memory), two secret
 /// files beside it (the pepper that keys every stored verifier and token-id hash, and the signing key's
@@ -234,7 +229,7 @@ final class StateStore: Sendable {
 private func lockExclusively(_ path: String) -> Int32? {
     let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else { return nil }
-    guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+    guard FileLock.tryExclusive(descriptor) == .acquired else {
         close(descriptor)
         return nil
     }
@@ -242,6 +237,6 @@ private func lockExclusively(_ path: String) -> Int32? {
 }
 
 private func unlock(_ descriptor: Int32) {
-    flock(descriptor, LOCK_UN)
+    FileLock.unlock(descriptor)
     close(descriptor)
 }
