@@ -241,6 +241,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"), .product(name: "JWTKit", package: "jwt-kit"),
             ]
         ),
+        // The README's two Swift programs, byte for byte (ReadmeTests checks that they are the README's blocks, type-checks
+        // those blocks as a reader's package would, with only public API, and runs these against KeyServiceMock): built
+        // here, with everything else, instead of in a second package that compiled the whole dependency graph again.
+        // Outside LINT_PATHS: their text is the README's.
+        .executableTarget(name: "readme-example", dependencies: ["CredentialVault"], path: "Examples/readme-example"),
+        .executableTarget(
+            name: "readme-smart-example",
+            dependencies: ["CredentialVault", "CredentialVaultSMART"],
+            path: "Examples/readme-smart-example"
+        ),
         // A process the storage tests kill with -9 in the middle of writing.
         .executableTarget(name: "vault-store-loop", dependencies: ["CredentialVault"], path: "Tests/StoreLoop"),
         // The proof suites' child: the crash suite kills it with -9, the disk-fault suite runs one call in it per fault.

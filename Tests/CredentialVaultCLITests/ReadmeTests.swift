@@ -3,7 +3,7 @@ import KeyServiceMock
 import Testing
 import VaultTestSupport
 
-/// The README is the front door: its library example must compile and run exactly as a reader copies it.
+/// The README is the front door: its two programs must compile and run exactly as a reader copies them.
 @Suite("README: the library example compiles and runs as written", .tags(.cli))
 struct ReadmeTests {
     static let packageRoot = URL(fileURLWithPath: #filePath)
@@ -26,9 +26,13 @@ struct ReadmeTests {
         return blocks
     }
 
+    /// The two programs' folders (Package.swift's `readme-example` and `readme-smart-example` targets), in the
+    /// README's order.
+    static let exampleFolders = ["Examples/readme-example", "Examples/readme-smart-example"]
+
     @Test(
-        "the README's two Swift programs build in a package that depends on this one, and run against KeyServiceMock",
-        .timeLimit(.minutes(20))
+        "the README's two Swift programs are the built example targets, type-check as a reader's package, and run against KeyServiceMock",
+        .timeLimit(.minutes(10))
     )
     func libraryExample() async throws {
         let readme = try String(contentsOf: Self.packageRoot.appending(path: "README.md"), encoding: .utf8)
@@ -37,66 +41,38 @@ struct ReadmeTests {
             blocks.count == 2,
             "the README has two Swift programs (the vault, then SMART on FHIR); found \(blocks.count) blocks"
         )
-
-        // A package as a reader would make it, kept under .build-readme/ so a second run builds incrementally.
-        let work = Self.packageRoot.appending(path: ".build-readme")
-        let package = work.appending(path: "package")
-        let sources = package.appending(path: "Sources/readme-example")
-        let smartSources = package.appending(path: "Sources/readme-smart-example")
-        try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: smartSources, withIntermediateDirectories: true)
-        let manifest = """
-            // swift-tools-version:6.1
-            import PackageDescription
-
-            let package = Package(
-                name: "readme-example",
-                platforms: [.macOS(.v15)],
-                dependencies: [.package(path: "\(Self.packageRoot.path)")],
-                targets: [
-                    .executableTarget(
-                        name: "readme-example",
-                        dependencies: [.product(name: "CredentialVault", package: "\(Self.packageRoot.lastPathComponent)")]
-                    ),
-                    .executableTarget(
-                        name: "readme-smart-example",
-                        dependencies: [
-                            .product(name: "CredentialVault", package: "\(Self.packageRoot.lastPathComponent)"),
-                            .product(name: "CredentialVaultSMART", package: "\(Self.packageRoot.lastPathComponent)"),
-                        ]
-                    ),
-                ]
+        // The targets make test builds are the README's text, byte for byte.
+        for (block, folder) in zip(blocks, Self.exampleFolders) {
+            let file = Self.packageRoot.appending(path: folder).appending(path: "main.swift")
+            let built = try String(contentsOf: file, encoding: .utf8)
+            #expect(
+                built == block,
+                "\(folder)/main.swift is not the README's block: \(Self.firstDifference(block, built)); copy the block there"
             )
-
-            """
-        try Self.writeIfChanged(manifest, to: package.appending(path: "Package.swift"))
-        // Written anew every run so the one file is always recompiled: an incremental build once linked a
-        // main.swift compiled against an earlier CredentialVault.
-        try Data(blocks[0].utf8).write(to: sources.appending(path: "main.swift"))
-        try Data(blocks[1].utf8).write(to: smartSources.appending(path: "main.swift"))
-
-        let scratch = work.appending(path: "scratch")
-        // SwiftPM's incremental build of a path dependency does not notice a source file added to it (the
-        // build then fails on a type it cannot find): when the package's list of source files changed since
-        // the last run, the scratch directory starts over.
-        let fileList = Self.sourceFileList()
-        let listFile = work.appending(path: "source-files.txt")
-        if (try? String(contentsOf: listFile, encoding: .utf8)) != fileList {
-            try? FileManager.default.removeItem(at: scratch)
-            try Data(fileList.utf8).write(to: listFile)
+        }
+        // Built inside this package, the targets also see its `package` declarations, which a reader's package
+        // does not: each block is type-checked again as a reader's program, with no package name, against the
+        // modules the build made.
+        let bin = CLISandbox.vaultBinary.resolvingSymlinksInPath().deletingLastPathComponent()
+        for (index, block) in blocks.enumerated() {
+            let work = FileManager.default.temporaryDirectory.appending(path: "readme-check-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: work) }
+            let source = work.appending(path: "main.swift")
+            try Data(block.utf8).write(to: source)
+            let check = try await CLISandbox.run(
+                executable: URL(fileURLWithPath: "/usr/bin/env"),
+                arguments: ["swiftc", "-typecheck", source.path] + Self.readerModuleArguments(bin: bin),
+                stdin: "",
+                environment: ProcessInfo.processInfo.environment,
+                in: work
+            )
+            #expect(
+                check.status == 0,
+                "the README's block \(index + 1) does not compile with public API alone:\n\(check.stdout)\n\(check.stderr)"
+            )
         }
         let environment = ProcessInfo.processInfo.environment
-        let build = try await CLISandbox.run(
-            executable: URL(fileURLWithPath: "/usr/bin/env"),
-            arguments: [
-                "swift", "build", "--package-path", package.path, "--scratch-path", scratch.path,
-            ],
-            stdin: "",
-            environment: environment,
-            in: work
-        )
-        try #require(build.status == 0, "the README example does not build:\n\(build.stdout)\n\(build.stderr)")
-
         let home = FileManager.default.temporaryDirectory.appending(path: "readme-example-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: home) }
@@ -105,7 +81,7 @@ struct ReadmeTests {
             exampleEnvironment["ISSUER"] = server.issuer.absoluteString
             exampleEnvironment["TMPDIR"] = home.path
             let run = try await CLISandbox.run(
-                executable: scratch.appending(path: "debug/readme-example"),
+                executable: bin.appending(path: "readme-example"),
                 arguments: [],
                 stdin: "",
                 environment: exampleEnvironment,
@@ -126,7 +102,7 @@ struct ReadmeTests {
             exampleEnvironment["BASE"] = base.hasSuffix("/") ? String(base.dropLast()) : base
             exampleEnvironment["TMPDIR"] = home.path
             let run = try await CLISandbox.run(
-                executable: scratch.appending(path: "debug/readme-smart-example"),
+                executable: bin.appending(path: "readme-smart-example"),
                 arguments: [],
                 stdin: "",
                 environment: exampleEnvironment,
@@ -146,15 +122,37 @@ struct ReadmeTests {
         #expect(Self.swiftBlocks(text) == ["let a = 1\n", "print(a)\n"])
     }
 
-    /// Every file under the package's `Sources/`, one relative path a line, sorted.
-    private static func sourceFileList() -> String {
-        let sources = packageRoot.appending(path: "Sources")
-        let paths = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String } ?? []
-        return paths.sorted().joined(separator: "\n")
+    /// What `swiftc` needs to import the built modules as a dependent package does: the Swift modules of the build
+    /// (`bin/Modules`) and the module maps of the C modules under them (the build's own, the dependencies' own
+    /// `include/module.modulemap`, and CSodium's). No `-package-name`: `package` declarations stay out of sight.
+    static func readerModuleArguments(bin: URL) -> [String] {
+        let manager = FileManager.default
+        var maps: [String] = []
+        // The C targets SwiftPM wrote a module map for: <bin>/<Target>.build/module.modulemap.
+        for entry in (try? manager.contentsOfDirectory(atPath: bin.path)) ?? [] where entry.hasSuffix(".build") {
+            let map = bin.appending(path: entry).appending(path: "module.modulemap")
+            if manager.fileExists(atPath: map.path) { maps.append(map.path) }
+        }
+        // The C targets of the dependencies that bring their own: <scratch>/checkouts/**/include/module.modulemap.
+        let checkouts = bin.deletingLastPathComponent().deletingLastPathComponent().appending(path: "checkouts")
+        for path in manager.enumerator(atPath: checkouts.path)?.compactMap({ $0 as? String }) ?? []
+        where path.hasSuffix("/include/module.modulemap") {
+            maps.append(checkouts.appending(path: path).path)
+        }
+        maps.append(packageRoot.appending(path: "Sources/CSodium/module.modulemap").path)
+        let mapArguments = maps.sorted().flatMap { ["-Xcc", "-fmodule-map-file=\($0)"] }
+        return ["-I", bin.appending(path: "Modules").path] + mapArguments
     }
 
-    private static func writeIfChanged(_ text: String, to url: URL) throws {
-        if (try? String(contentsOf: url, encoding: .utf8)) == text { return }
-        try Data(text.utf8).write(to: url)
+    /// Where two texts first differ, in words: the line number and both lines.
+    static func firstDifference(_ expected: String, _ actual: String) -> String {
+        let left = expected.split(separator: "\n", omittingEmptySubsequences: false)
+        let right = actual.split(separator: "\n", omittingEmptySubsequences: false)
+        for index in 0..<max(left.count, right.count) {
+            let one = index < left.count ? String(left[index]) : "(end)"
+            let other = index < right.count ? String(right[index]) : "(end)"
+            if one != other { return "line \(index + 1) is \"\(other)\", the README's \"\(one)\"" }
+        }
+        return "they are equal"
     }
 }
