@@ -71,7 +71,8 @@ LIMIT := Tests/phase-limit.sh
 # Every Swift test in exactly one of the five tiers above, each a phase; then the concurrency suites again under
 # ThreadSanitizer (proof-races), and the planted race that shows that proof can fail. The ThreadSanitizer build starts
 # in the background at the lowest priority once the debug build is done (proof-races.sh prebuild), so it is built
-# while the tiers run rather than after them. No test asserts on elapsed
+# while the tiers run rather than after them; a run that fails or is interrupted before proof-races stops it (the
+# EXIT trap). No test asserts on elapsed
 # time: speed lives in the benchmarks. The interop suite needs a venv from PyPI; where PyPI cannot be reached, every
 # other test still runs and the interop suite is reported as skipped, naming the reason. CI (CI=true) never skips it:
 # there a failed venv build fails the run.
@@ -85,6 +86,7 @@ test: test-deps
 		echo "make test: SKIPPING the interop suite: $$skip"; \
 	fi; \
 	mkdir -p .build; MAKE_TEST_TIMES=$$PWD/.build/make-test-times; : > $$MAKE_TEST_TIMES; export MAKE_TEST_TIMES; \
+	trap 'Tests/Races/proof-races.sh prebuild-stop' EXIT; trap 'exit 130' INT TERM; \
 	$(LIMIT) build 1800 $(SWIFT) build --build-tests && \
 	SWIFT=$(SWIFT) Tests/Races/proof-races.sh prebuild && \
 	$(LIMIT) tiers-check 300 $(TIER) check && \
@@ -96,7 +98,6 @@ test: test-deps
 	$(LIMIT) proof-races 1800 $(MAKE) --no-print-directory proof-races && \
 	$(LIMIT) proof-races-planted 600 $(MAKE) --no-print-directory proof-races-planted; \
 	status=$$?; \
-	Tests/Races/proof-races.sh prebuild-stop; \
 	cat $$MAKE_TEST_TIMES; \
 	awk '{ total += $$5 } END { printf "make test: all phases %d s (%dm%02ds)\n", total, total / 60, total % 60 }' \
 		$$MAKE_TEST_TIMES; \

@@ -59,7 +59,7 @@ let package = Package(
             name: "VaultCrypto",
             // VaultPOSIX: the blocking-thread bridge and thread priority of DerivationQueue (crypto -> platform).
             dependencies: ["CSodium", "VaultPOSIX"],
-            // Every unsafe pointer use is marked `unsafe` (SE-0458): the only module that touches C memory.
+            // Every unsafe pointer use is marked `unsafe` (SE-0458): the module that handles secrets in C memory.
             swiftSettings: [.strictMemorySafety()]
         ),
         .target(

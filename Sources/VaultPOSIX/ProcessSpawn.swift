@@ -85,8 +85,20 @@ package enum ProcessSpawn {
         return pid
     }
 
+    /// The spawn flag that starts the child in a new session, away from the terminal: `POSIX_SPAWN_SETSID`, 0x80 in
+    /// glibc 2.26 (whose Glibc module does not import it) and 0x400 on Darwin (where 0x80 would start the child
+    /// suspended).
+    package static let newSessionFlag: Int16 = {
+        #if os(Linux)
+        0x80
+        #else
+        0x400
+        #endif
+    }()
+
     /// Adds to `actions` the closing, in the child, of every descriptor from `lowest` up
-    /// (`posix_spawn_file_actions_addclosefrom_np`, glibc 2.34); elsewhere than on Linux nothing is added.
+    /// (`posix_spawn_file_actions_addclosefrom_np`, glibc 2.34). Elsewhere than on Linux nothing is added and the
+    /// answer is `ENOSYS`: a caller that needs the descriptors closed fails instead of leaking them.
     /// - Parameters:
     ///   - lowest: the first descriptor closed.
     ///   - actions: the file actions of a spawn to come.
@@ -98,7 +110,7 @@ package enum ProcessSpawn {
         }
         return closeFrom(&actions, lowest)
         #else
-        return 0
+        return ENOSYS
         #endif
     }
 

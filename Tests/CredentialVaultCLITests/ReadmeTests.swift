@@ -54,7 +54,17 @@ struct ReadmeTests {
         // does not: each block is type-checked again as a reader's program, with no package name, against the
         // modules the build made.
         let bin = CLISandbox.vaultBinary.resolvingSymlinksInPath().deletingLastPathComponent()
+        let products = try Self.libraryProducts()
         for (index, block) in blocks.enumerated() {
+            // The build's module folder holds every target's module, built for testing: a block may import only
+            // what a dependent package can, the package's library products and the system's.
+            for line in block.split(separator: "\n") where line.hasPrefix("import ") || line.hasPrefix("@testable") {
+                let module = line.split(separator: " ").last.map(String.init) ?? ""
+                #expect(
+                    !line.hasPrefix("@testable") && (products.contains(module) || Self.systemModules.contains(module)),
+                    "the README's block \(index + 1) imports what a dependent package cannot: \(line)"
+                )
+            }
             let work = FileManager.default.temporaryDirectory.appending(path: "readme-check-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: work) }
@@ -62,7 +72,9 @@ struct ReadmeTests {
             try Data(block.utf8).write(to: source)
             let check = try await CLISandbox.run(
                 executable: URL(fileURLWithPath: "/usr/bin/env"),
-                arguments: ["swiftc", "-typecheck", source.path] + Self.readerModuleArguments(bin: bin),
+                // Swift 6 mode, as a package of tools version 6 compiles its targets.
+                arguments: ["swiftc", "-typecheck", "-swift-version", "6", source.path]
+                    + Self.readerModuleArguments(bin: bin),
                 stdin: "",
                 environment: ProcessInfo.processInfo.environment,
                 in: work
@@ -142,6 +154,20 @@ struct ReadmeTests {
         maps.append(packageRoot.appending(path: "Sources/CSodium/module.modulemap").path)
         let mapArguments = maps.sorted().flatMap { ["-Xcc", "-fmodule-map-file=\($0)"] }
         return ["-I", bin.appending(path: "Modules").path] + mapArguments
+    }
+
+    /// The modules of the system a reader's program may import besides the package's products.
+    static let systemModules: Set<String> = ["Foundation", "FoundationNetworking", "Dispatch"]
+
+    /// The names of the package's library products, read from Package.swift (`.library(name: "…"`).
+    static func libraryProducts() throws -> Set<String> {
+        let manifest = try String(contentsOf: packageRoot.appending(path: "Package.swift"), encoding: .utf8)
+        var names: Set<String> = []
+        for line in manifest.split(separator: "\n") {
+            guard let range = line.range(of: ".library(name: \"") else { continue }
+            names.insert(String(line[range.upperBound...].prefix { $0 != "\"" }))
+        }
+        return names
     }
 
     /// Where two texts first differ, in words: the line number and both lines.

@@ -33,14 +33,17 @@ count_reports() {
 # make test starts the ThreadSanitizer build in the background (`prebuild`) as soon as the debug build is done, at the
 # lowest CPU priority, so it takes the cores only while the tiers wait (on their children, their servers, their
 # kills): the tiers barely notice it, and it is mostly done when this proof starts. `prebuild-stop` ends it when the
-# run fails before this proof. Its process group is its own (setsid), so that ending it ends the compilers too.
+# run fails or is interrupted before this proof. Its process group is its own (job control, `set -m`), so that ending
+# it ends the compilers too; its session is make's, not a new one (setsid): on Linux a new session is a scheduler
+# autogroup of its own, which takes half the CPU whatever its nice value.
 PREBUILD=.build/tsan-prebuild
 case "${1:-}" in
 prebuild)
     mkdir -p .build
     rm -f "$PREBUILD".status
     # No `exec`: the status and time must be written after the build.
-    setsid bash -c 'started=$(date +%s)
+    set -m
+    bash -c 'started=$(date +%s)
         nice -n 19 "$0" build --build-tests "${@:2}" >"$1.log" 2>&1
         status=$?
         echo "$status $(($(date +%s) - started))" >"$1.status"' \

@@ -5,9 +5,6 @@ import VaultPOSIX
 /// A child started with `posix_spawn`: Foundation's `Process` puts every child in a process group of its own,
 /// which takes a command run by `credential-vault exec` off the terminal (a read from it would stop with SIGTTIN).
 enum ChildProcess {
-    /// POSIX_SPAWN_SETSID (glibc 2.26): the child starts a new session, away from the terminal.
-    private static let setSessionFlag: Int16 = 0x80
-
     /// Starts `arguments[0]` (looked up on PATH when it has no slash) with `environment`; `descriptors` maps a
     /// child's descriptor to one of ours (0, 1 and 2 are inherited unless mapped). With `onlyStandardDescriptors`
     /// every other descriptor is closed in the child: a long-lived process must not keep a pipe of whoever started
@@ -23,8 +20,11 @@ enum ChildProcess {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for (child, parent) in descriptors { posix_spawn_file_actions_adddup2(&actions, parent, child) }
-        if onlyStandardDescriptors, ProcessSpawn.closeDescriptors(from: 3, in: &actions) != 0 {
-            throw UnixSocket.Failure("posix_spawn_file_actions_addclosefrom_np", code: ENOSYS)
+        if onlyStandardDescriptors {
+            let result = ProcessSpawn.closeDescriptors(from: 3, in: &actions)
+            guard result == 0 else {
+                throw UnixSocket.Failure("posix_spawn_file_actions_addclosefrom_np", code: result)
+            }
         }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -39,7 +39,7 @@ enum ChildProcess {
         sigemptyset(&unblocked)
         posix_spawnattr_setsigmask(&attributes, &unblocked)
         var flags = Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
-        if newSession { flags |= setSessionFlag }
+        if newSession { flags |= ProcessSpawn.newSessionFlag }
         posix_spawnattr_setflags(&attributes, flags)
 
         let argv = arguments.map { strdup($0) } + [nil]

@@ -227,7 +227,7 @@ final class StateStore: Sendable {
 /// Opens `path` and takes an exclusive advisory lock on it; `nil` when another process holds it.
 /// The kernel drops the lock when the process ends, kill -9 included.
 private func lockExclusively(_ path: String) -> Int32? {
-    let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    let descriptor = FileLock.open(path)
     guard descriptor >= 0 else { return nil }
     guard FileLock.tryExclusive(descriptor) == .acquired else {
         close(descriptor)
