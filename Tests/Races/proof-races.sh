@@ -31,30 +31,48 @@ count_reports() {
 }
 
 # make test starts the ThreadSanitizer build in the background (`prebuild`) as soon as the debug build is done, at the
-# lowest CPU priority, so it takes the cores only while the tiers wait (on their children, their servers, their
-# kills): the tiers barely notice it, and it is mostly done when this proof starts. `prebuild-stop` ends it when the
-# run fails or is interrupted before this proof. Its process group is its own (job control, `set -m`), so that ending
-# it ends the compilers too; its session is make's, not a new one (setsid): on Linux a new session is a scheduler
-# autogroup of its own, which takes half the CPU whatever its nice value.
+# lowest CPU priority, so it takes the cores mostly while the tiers wait (on their children, their servers, their
+# kills), and it is mostly done when this proof starts. swift-build starts its compilers at nice 0 whatever its own
+# nice value, so `prebuild-run` lowers each one as it appears (every second, the whole tree of the build). The build
+# keeps make's session (`set -m` gives it a process group, not a session of its own: on Linux a new session is a
+# scheduler autogroup, which takes half the CPU whatever its nice value). `prebuild-stop` ends the tree when the run
+# fails or is interrupted before this proof.
 PREBUILD=.build/tsan-prebuild
+
+# The processes under `$1` (children, theirs, ...), one a line.
+descendants() {
+    ps -eo pid=,ppid= | awk -v root="$1" '{ parent[$1] = $2 }
+        END { for (p in parent) { q = p; while ((q in parent) && q != root && q > 1) q = parent[q]; if (q == root && p != root) print p } }'
+}
+
 case "${1:-}" in
 prebuild)
     mkdir -p .build
     rm -f "$PREBUILD".status
-    # No `exec`: the status and time must be written after the build.
     set -m
-    bash -c 'started=$(date +%s)
-        nice -n 19 "$0" build --build-tests "${@:2}" >"$1.log" 2>&1
-        status=$?
-        echo "$status $(($(date +%s) - started))" >"$1.status"' \
-        "$SWIFT" "$PREBUILD" "${SANITIZED[@]}" </dev/null >/dev/null 2>&1 &
+    "$0" prebuild-run </dev/null >/dev/null 2>&1 &
     echo $! >"$PREBUILD".pid
     echo "proof-races: the ThreadSanitizer build started in the background (log: $PREBUILD.log)"
     exit 0
     ;;
+prebuild-run)
+    started=$(date +%s)
+    nice -n 19 "$SWIFT" build --build-tests "${SANITIZED[@]}" >"$PREBUILD".log 2>&1 &
+    build=$!
+    while kill -0 "$build" 2>/dev/null; do
+        for process in $(descendants $$); do renice -n 19 -p "$process" >/dev/null 2>&1; done
+        sleep 1
+    done
+    wait "$build"
+    echo "$? $(($(date +%s) - started))" >"$PREBUILD".status
+    exit 0
+    ;;
 prebuild-stop)
     if [ -f "$PREBUILD".pid ] && [ ! -f "$PREBUILD".status ]; then
-        kill -TERM -- "-$(cat "$PREBUILD".pid)" 2>/dev/null
+        runner=$(cat "$PREBUILD".pid)
+        # The runner first, so that it starts nothing more; then everything under it, in any process group.
+        tree=$(descendants "$runner")
+        kill -TERM "$runner" $tree 2>/dev/null
     fi
     rm -f "$PREBUILD".pid
     exit 0
