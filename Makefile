@@ -72,10 +72,9 @@ LIMIT := Tests/phase-limit.sh
 # ThreadSanitizer (proof-races), and the planted race that shows that proof can fail. The ThreadSanitizer build starts
 # in the background at the lowest priority once the debug build is done (proof-races.sh prebuild), so it is built
 # while the tiers run rather than after them; a run that fails or is interrupted before proof-races stops it (the
-# EXIT trap). No test asserts on elapsed
-# time: speed lives in the benchmarks. The interop suite needs a venv from PyPI; where PyPI cannot be reached, every
-# other test still runs and the interop suite is reported as skipped, naming the reason. CI (CI=true) never skips it:
-# there a failed venv build fails the run.
+# EXIT trap). No test asserts on elapsed time: speed lives in the benchmarks. The interop suite needs a venv from PyPI;
+# where PyPI cannot be reached, every other test still runs and the interop suite is reported as skipped, naming the
+# reason. CI (CI=true) never skips it: there a failed venv build fails the run.
 test: test-deps
 	@if $(MAKE) --no-print-directory interop-deps; then \
 		skip=""; \
