@@ -22,13 +22,9 @@ package enum BlockingThread {
         let result = await withCheckedContinuation {
             (continuation: CheckedContinuation<Result<Value, Failure>, Never>) in
             start(name) {
-                let result: Result<Value, Failure>
-                do throws(Failure) {
-                    result = .success(try body())
-                } catch {
-                    result = .failure(error)
-                }
-                continuation.resume(returning: result)
+                // The result moves into the caller: the thread keeps no reference to it after the resume, so
+                // the caller's last release is the last (a store reservation's deinit removes its file then).
+                continuation.resume(returning: Result { () throws(Failure) in try body() })
             }
         }
         return try result.get()

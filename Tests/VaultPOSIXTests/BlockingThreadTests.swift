@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 import VaultPOSIX
 
@@ -35,5 +36,34 @@ struct BlockingThreadTests {
         }
         task.cancel()
         #expect(await task.value)
+    }
+
+    /// A value whose last release is counted, as a store reservation's removes its file.
+    final class Released: Sendable {
+        let count: Counter
+        init(_ count: Counter) { self.count = count }
+        deinit { count.add() }
+    }
+
+    final class Counter: Sendable {
+        private let value = Mutex(0)
+        func add() { value.withLock { $0 += 1 } }
+        var current: Int { value.withLock { $0 } }
+    }
+
+    @Test("the caller holds the only reference to the value it got: the thread keeps none once it has resumed it")
+    func threadKeepsNoReference() async {
+        // A thread that released its copy after resuming the caller would let the value's deinit (a reservation's
+        // unlink) run later, on that thread, after the caller had moved on. On two cores one run in many shows it.
+        let released = Counter()
+        var shared = 0
+        for round in 1...2_000 {
+            var value: Released? = await BlockingThread.run("test-release") { Released(released) }
+            if !isKnownUniquelyReferenced(&value!) { shared += 1 }
+            value = nil
+            #expect(released.current == round, "the value outlived the caller's last reference")
+            if released.current != round { break }
+        }
+        #expect(shared == 0, "\(shared) of 2000 values were still referenced by their thread")
     }
 }
