@@ -5,7 +5,7 @@ import Testing
 
 /// The library refuses an empty password, and a new password under the configured minimum, before any work
 /// or request; the default minimum keeps short PINs possible (the key service's lockout makes them safe).
-@Suite("password rules", .timeLimit(.minutes(2)))
+@Suite("password rules", .timeLimit(.minutes(10)))
 struct PasswordRulesTests {
     /// Requests the fixture's vault sent to the key service so far (`createkey` and `key`).
     static func keyServiceRequests(_ fixture: AuthFixture) -> Int {

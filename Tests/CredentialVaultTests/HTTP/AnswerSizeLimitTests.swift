@@ -18,7 +18,7 @@ struct AnswerSizeLimitTests {
         let body = Data((0..<Self.mebibyte).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         try await CannedHTTPServer.with(.fixed(status: 200, body: body)) { server in
             let response = try await DefaultHTTPTransport.make().send(
-                HTTPRequest(method: "GET", url: server.baseURL.appending(path: "big"))
+                HTTPRequest(method: "GET", url: server.baseURL.appending(path: "big"), timeout: 60)
             )
             #expect(response.status == 200)
             #expect(response.body == body)
@@ -31,10 +31,10 @@ struct AnswerSizeLimitTests {
         try await CannedHTTPServer.with(.fixed(status: 200, body: body)) { server in
             let url = server.baseURL.appending(path: "small")
             let transport = DefaultHTTPTransport.make()
-            let exact = try await transport.send(HTTPRequest(method: "GET", url: url, maximumAnswerSize: 101))
+            let exact = try await transport.send(HTTPRequest(method: "GET", url: url, timeout: 60, maximumAnswerSize: 101))
             #expect(exact.body == body)
             let error = await #expect(throws: TransportError.self) {
-                _ = try await transport.send(HTTPRequest(method: "GET", url: url, maximumAnswerSize: 100))
+                _ = try await transport.send(HTTPRequest(method: "GET", url: url, timeout: 60, maximumAnswerSize: 100))
             }
             #expect(error?.kind == .answerTooLarge)
             #expect(error?.host == "127.0.0.1")
@@ -46,7 +46,7 @@ struct AnswerSizeLimitTests {
         let body = Data(repeating: 0x7B, count: 2 * Self.mebibyte)
         try await CannedHTTPServer.with(.fixed(status: 500, body: body)) { server in
             let error = await #expect(throws: TransportError.self) {
-                _ = try await DefaultHTTPTransport.make().send(HTTPRequest(method: "GET", url: server.baseURL))
+                _ = try await DefaultHTTPTransport.make().send(HTTPRequest(method: "GET", url: server.baseURL, timeout: 60))
             }
             #expect(error?.kind == .answerTooLarge)
         }

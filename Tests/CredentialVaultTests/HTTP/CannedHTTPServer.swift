@@ -93,7 +93,7 @@ final class CannedHTTPServer: Sendable {
             clientId: "vault",
             keyServiceURL: baseURL,
             storeDirectory: store,
-            requestTimeout: 10
+            requestTimeout: 60
         )
         return try Vault(configuration: configuration)
     }

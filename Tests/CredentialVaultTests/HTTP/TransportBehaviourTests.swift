@@ -13,7 +13,7 @@ struct TransportBehaviourTests {
                 HTTPRequest(
                     method: "GET",
                     url: server.baseURL.appending(path: "x"),
-                    timeout: 10,
+                    timeout: 60,
                     maximumAnswerSize: limit
                 )
             )
@@ -86,7 +86,7 @@ struct TransportBehaviourTests {
                 url: server.baseURL.appending(path: "keyservice/v1/key"),
                 headers: ["Content-Type": "application/json"],
                 body: Data(#"{"keyid":"k","secret":"s"}"#.utf8),
-                timeout: 10
+                timeout: 60
             )
             let error = await #expect(throws: TransportError.self) {
                 try await DefaultHTTPTransport.make().send(request)
@@ -104,7 +104,7 @@ struct TransportBehaviourTests {
             // and the POST takes it.
             let transport = DefaultHTTPTransport.make()
             let first = try await transport.send(
-                HTTPRequest(method: "GET", url: server.baseURL.appending(path: "first"), timeout: 10)
+                HTTPRequest(method: "GET", url: server.baseURL.appending(path: "first"), timeout: 60)
             )
             #expect(first.status == 204)
             let error = await #expect(throws: TransportError.self) {
@@ -114,7 +114,7 @@ struct TransportBehaviourTests {
                         url: server.baseURL.appending(path: "keyservice/v1/key"),
                         headers: ["Content-Type": "application/json"],
                         body: Data(#"{"keyid":"k","secret":"s"}"#.utf8),
-                        timeout: 10
+                        timeout: 60
                     )
                 )
             }
@@ -131,7 +131,7 @@ struct TransportBehaviourTests {
         try await CannedHTTPServer.with(.fixed(status: 200)) { server in
             let transport = RefusingTransport(reason: "pinned trust roots are not supported here")
             let error = await #expect(throws: TransportError.self) {
-                try await transport.send(HTTPRequest(method: "GET", url: server.baseURL, timeout: 10))
+                try await transport.send(HTTPRequest(method: "GET", url: server.baseURL, timeout: 60))
             }
             #expect(error?.wasNeverSent == true)
             #expect(error?.description == "no answer from 127.0.0.1: pinned trust roots are not supported here")
@@ -142,7 +142,7 @@ struct TransportBehaviourTests {
     @Test("a closed port is notConnected: the request never left, in words")
     func refused() async throws {
         try await RefusingPort.with { base in
-            let request = HTTPRequest(method: "GET", url: base, timeout: 10)
+            let request = HTTPRequest(method: "GET", url: base, timeout: 60)
             let error = await #expect(throws: TransportError.self) {
                 try await DefaultHTTPTransport.make().send(request)
             }
@@ -154,7 +154,7 @@ struct TransportBehaviourTests {
 
     @Test("plain http to anything but a loopback IP literal is never sent", arguments: ["localhost", "example.com"])
     func plainHTTPElsewhere(_ host: String) async throws {
-        let request = HTTPRequest(method: "GET", url: try #require(URL(string: "http://\(host):1/")), timeout: 10)
+        let request = HTTPRequest(method: "GET", url: try #require(URL(string: "http://\(host):1/")), timeout: 60)
         let error = await #expect(throws: TransportError.self) { try await DefaultHTTPTransport.make().send(request) }
         #expect(error?.kind == .notConnected)
     }

@@ -5,7 +5,7 @@ import Testing
 
 /// A rotated refresh token is sealed only into an envelope re-read and checked under the session lock: one
 /// whose header changed since the session opened it is reported and left as found, never sealed again.
-@Suite("a reseal re-reads and checks the envelope", .timeLimit(.minutes(2)))
+@Suite("a reseal re-reads and checks the envelope", .timeLimit(.minutes(10)))
 struct ResealCheckTests {
     /// A change a person or a program could make to an envelope's header on disk.
     enum HeaderEdit: String, CaseIterable, CustomTestStringConvertible, Sendable {

@@ -6,7 +6,7 @@ import Testing
 /// Every change of a stored login holds the store's session lock, as a login and a refresh do: while another
 /// holder keeps it, a change waits, sending nothing and writing nothing. The holder here is the test; the
 /// waiting change is cancelled, which ends a wait with `.cancelled` (no clock involved).
-@Suite("every change of a stored login waits for the session lock", .timeLimit(.minutes(2)))
+@Suite("every change of a stored login waits for the session lock", .timeLimit(.minutes(10)))
 struct SessionLockCoverageTests {
     /// A public call that changes a stored login.
     enum Change: String, CaseIterable, CustomTestStringConvertible, Sendable {

@@ -6,7 +6,7 @@ import Testing
 /// The one lock wait: a waiter gives up at its deadline or as soon as its task is cancelled, whoever holds the
 /// lock and for however long. The holder here is the test itself, which releases only after the waiter ended.
 /// The time limit only keeps a broken wait from hanging the run.
-@Suite("waiting for the session lock", .timeLimit(.minutes(1)))
+@Suite("waiting for the session lock", .timeLimit(.minutes(10)))
 struct SessionLockWaitTests {
     /// The outcome of a wait: nil when the lock was taken.
     static func outcome(_ wait: @escaping @Sendable () async throws(VaultError) -> Void) -> Task<VaultError?, Never> {
