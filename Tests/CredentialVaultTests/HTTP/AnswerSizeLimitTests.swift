@@ -31,7 +31,9 @@ struct AnswerSizeLimitTests {
         try await CannedHTTPServer.with(.fixed(status: 200, body: body)) { server in
             let url = server.baseURL.appending(path: "small")
             let transport = DefaultHTTPTransport.make()
-            let exact = try await transport.send(HTTPRequest(method: "GET", url: url, timeout: 60, maximumAnswerSize: 101))
+            let exact = try await transport.send(
+                HTTPRequest(method: "GET", url: url, timeout: 60, maximumAnswerSize: 101)
+            )
             #expect(exact.body == body)
             let error = await #expect(throws: TransportError.self) {
                 _ = try await transport.send(HTTPRequest(method: "GET", url: url, timeout: 60, maximumAnswerSize: 100))
@@ -46,7 +48,9 @@ struct AnswerSizeLimitTests {
         let body = Data(repeating: 0x7B, count: 2 * Self.mebibyte)
         try await CannedHTTPServer.with(.fixed(status: 500, body: body)) { server in
             let error = await #expect(throws: TransportError.self) {
-                _ = try await DefaultHTTPTransport.make().send(HTTPRequest(method: "GET", url: server.baseURL, timeout: 60))
+                _ = try await DefaultHTTPTransport.make().send(
+                    HTTPRequest(method: "GET", url: server.baseURL, timeout: 60)
+                )
             }
             #expect(error?.kind == .answerTooLarge)
         }
