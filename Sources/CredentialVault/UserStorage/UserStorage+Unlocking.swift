@@ -279,14 +279,18 @@ extension UserStorage {
         let updated = try crypto(.cryptoFailed("sealing the refresh token failed")) { () throws(CryptoError) in
             try envelope.resealing(refreshToken, dataKey: unlocked.dataKey, now: now())
         }
+        let name = StoreFile.envelope.name(userId: unlocked.userId)
+        let bytes = updated.encoded()
         try store.withLock { () throws(VaultError) in
-            let name = StoreFile.envelope.name(userId: unlocked.userId)
             if let reservation {
-                try store.write(updated.encoded(), to: name, into: reservation)
+                try store.write(bytes, to: name, into: reservation)
             } else {
-                try store.write(updated.encoded(), to: name)
+                try store.write(bytes, to: name)
             }
         }
+        // The next login reads these bytes back (to find the user, to open it): they are `updated`'s encoding, so
+        // its decoding is known and not parsed again.
+        lastDecodedEnvelope = (name, bytes, updated)
         logger.debug("sealed a rotated refresh token")
     }
 

@@ -29,9 +29,10 @@ public actor UserStorage {
     let opsLimit: UInt64
     let memLimitBytes: UInt64
     let now: @Sendable () -> Date
-    /// The last envelope file decoded, by name and exact bytes (``decodeEnvelope(_:name:)``): a login reads the same
-    /// unchanged file up to three times under one session lock (to find the user, to unlock, and before the refresh),
-    /// and decodes it once. Public data only: an envelope holds no secret in the clear.
+    /// The last envelope file decoded or written with a rotated token, by name and exact bytes
+    /// (``decodeEnvelope(_:name:)``): a login reads the same unchanged file up to three times under one session lock
+    /// (to find the user, to unlock, and before the refresh), and decodes it once; the next login reads what this one
+    /// wrote, and decodes nothing. Public data only: an envelope holds no secret in the clear.
     var lastDecodedEnvelope: (name: String, bytes: Data, envelope: Envelope)?
 
     /// A storage over `keyService`, with envelopes in `directory`.
