@@ -72,7 +72,7 @@ package final class DerivationQueue: Sendable {
                 "too many password checks at once (\(maximumWaiting) waiting already); try again in a moment"
             )
         }
-        return try await BlockingThread.run("credential-vault.argon2id") { [self] () throws(CryptoError) -> Value in
+        return try await BlockingThread.run("vault-argon2id") { [self] () throws(CryptoError) -> Value in
             // Seconds of CPU nobody waits on interactively: it yields the cores to everything else (nice 10 for this
             // thread alone on Linux), so many concurrent logins never stall request handling. Best effort: if the
             // kernel refuses, the slots still leave a core free.

@@ -9,9 +9,12 @@
 /// loopback redirect receiver's `stop()` and the agent's socket deadlines do. A long-lived serial thread (the agent's
 /// accept loop) is not this: it is a thread started once, not a call waited on.
 package enum BlockingThread {
+    /// The longest thread name Linux keeps whole, in bytes.
+    package static let maximumNameLength = 15
+
     /// Runs `body` on a new thread named `name` and returns what it returns, or throws what it throws.
     /// - Parameters:
-    ///   - name: the thread's name, as debuggers and `/proc/PID/task/*/comm` show it (the first 15 bytes on Linux).
+    ///   - name: the thread's name, as debuggers and `/proc/PID/task/*/comm` show it: at most 15 bytes.
     ///   - body: the blocking work; it runs to its end even when the waiting task is cancelled.
     /// - Returns: what `body` returned.
     /// - Throws: what `body` threw, with its type kept.
@@ -32,9 +35,12 @@ package enum BlockingThread {
 
     /// Starts `work` on a new detached thread named `name`; the thread ends when `work` returns.
     /// - Parameters:
-    ///   - name: the thread's name (the first 15 bytes on Linux).
+    ///   - name: the thread's name: at most 15 bytes (``maximumNameLength``).
     ///   - work: what the thread runs.
     package static func start(_ name: String, _ work: @escaping @Sendable () -> Void) {
+        // Linux keeps 15 bytes of a thread's name: a longer one reads as its prefix in top, perf and a debugger, where
+        // every "credential-vault.*" thread once looked the same.
+        assert(name.utf8.count <= maximumNameLength, "the thread name \(name) is longer than 15 bytes")
         let box = Unmanaged.passRetained(ThreadStart(name: name, work: work)).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 import VaultPOSIX
@@ -66,4 +67,16 @@ struct BlockingThreadTests {
         }
         #expect(shared == 0, "\(shared) of 2000 values were still referenced by their thread")
     }
+
+    #if os(Linux)
+    @Test("the thread carries its name whole, as top, perf and /proc show it")
+    func threadName() async throws {
+        let name = "vault-reserve"
+        let shown = await BlockingThread.run(name) { () -> String? in
+            try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)
+        }
+        #expect(shown == name + "\n")
+        #expect(name.utf8.count <= BlockingThread.maximumNameLength)
+    }
+    #endif
 }

@@ -183,7 +183,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         )
         if exitOnStdinEof {
-            BlockingThread.start("keyservice-stdin") {
+            BlockingThread.start("ks-stdin") {
                 while true {
                     let chunk = FileHandle.standardInput.availableData
                     if chunk.isEmpty { break }

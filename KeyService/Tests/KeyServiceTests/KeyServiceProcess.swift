@@ -98,6 +98,6 @@ final class KeyServiceProcess: Sendable {
     }
 
     private static func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        await BlockingThread.run("keyservice-process", body)
+        await BlockingThread.run("ks-process", body)
     }
 }

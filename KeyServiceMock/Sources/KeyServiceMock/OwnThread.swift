@@ -7,5 +7,5 @@ import VaultPOSIX
 /// them to answer. A test that blocks one while it waits for another process can starve the server of
 /// the same process, so blocking waits go through here.
 package func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await BlockingThread.run("keyservice-mock.own-thread", body)
+    try await BlockingThread.run("ksmock-thread", body)
 }

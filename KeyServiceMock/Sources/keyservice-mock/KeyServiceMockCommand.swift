@@ -237,7 +237,7 @@ struct KeyServiceMockCommand: AsyncParsableCommand {
         )
         if exitOnStdinEof {
             // A blocking read, on a thread of its own: end of file (or an error) means the parent is gone.
-            BlockingThread.start("keyservice-mock-stdin") {
+            BlockingThread.start("ksmock-stdin") {
                 var buffer = [UInt8](repeating: 0, count: 256)
                 while buffer.withUnsafeMutableBytes({ read(0, $0.baseAddress, $0.count) }) > 0 {}
                 Task { await server.stop() }

@@ -172,7 +172,7 @@ final class LoopbackRedirectReceiver: Sendable {
         }
         guard begun else { throw .openIDConnectFailed("the login was cancelled") }
         let expected = Expectation(path: path, state: state)
-        return try await BlockingThread.run("credential-vault.loopback-redirect") { [self] () throws(VaultError) in
+        return try await BlockingThread.run("vault-redirect") { [self] () throws(VaultError) in
             defer { endWaiting() }
             return try serve(expected, until: deadline).get()
         }

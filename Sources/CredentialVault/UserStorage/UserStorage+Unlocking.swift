@@ -254,7 +254,7 @@ extension UserStorage {
     /// cooperative pool, so a login's other tasks run while the disk works.
     func reservedSpace() async -> Result<StoreReservation, VaultError> {
         let store = store
-        return await BlockingThread.run("credential-vault.reserve") {
+        return await BlockingThread.run("vault-reserve") {
             Result { () throws(VaultError) in
                 try store.withLock { () throws(VaultError) in
                     store.removeStaleTemporaryFiles()

@@ -51,7 +51,7 @@ enum AgentClient {
     static func exchange(_ agentRequest: AgentRequest, at address: AgentAddress) async -> Outcome {
         guard (try? address.checkDirectory()) != nil else { return .noAgent }
         let path = address.socketPath
-        return await BlockingThread.run("vault-agent-client") { () -> Outcome in
+        return await BlockingThread.run("agent-client") { () -> Outcome in
             let connection: Int32
             do {
                 guard let connected = try UnixSocket.connect(to: path, timeout: connectTimeout) else { return .noAgent }

@@ -40,7 +40,7 @@ final class AgentServer: Sendable {
     /// Starts accepting connections.
     func start() {
         // A thread for the server's life, not a call waited on: started, never joined.
-        BlockingThread.start("vault-agent-accept") { [self] in acceptLoop() }
+        BlockingThread.start("agent-accept") { [self] in acceptLoop() }
     }
 
     /// Removes the socket and stops accepting.
@@ -73,7 +73,7 @@ final class AgentServer: Sendable {
                 places.signal()
                 continue
             }
-            BlockingThread.start("vault-agent-client") { [self] in
+            BlockingThread.start("agent-client") { [self] in
                 serve(client)
                 places.signal()
             }

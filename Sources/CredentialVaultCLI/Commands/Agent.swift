@@ -270,7 +270,7 @@ struct Agent: AsyncParsableCommand {
         close(readyPipe[1])
         let writeEnd = passwordPipe[1]
         let readEnd = readyPipe[0]
-        let line = await BlockingThread.run("vault-agent-start") { () -> [UInt8]? in
+        let line = await BlockingThread.run("agent-start") { () -> [UInt8]? in
             signal(SIGPIPE, SIG_IGN)
             var sent = 0
             while sent < secret.count {

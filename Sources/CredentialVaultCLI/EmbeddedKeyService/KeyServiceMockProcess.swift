@@ -61,13 +61,13 @@ final class KeyServiceMockProcess: Sendable {
             try? end.close()
         }
         // Blocking reads, on a thread of their own: never on Swift's cooperative pool.
-        let line = await BlockingThread.run("keyservice-mock-start") { readLine(from: output.fileHandleForReading) }
+        let line = await BlockingThread.run("ksmock-start") { readLine(from: output.fileHandleForReading) }
         let prefix = "keyservice-mock listening on "
         guard let line, line.hasPrefix(prefix),
             let url = line.dropFirst(prefix.count).split(separator: " ").first.flatMap({ URL(string: String($0)) })
         else {
             kill(pid, SIGTERM)
-            let said = await BlockingThread.run("keyservice-mock-start") {
+            let said = await BlockingThread.run("ksmock-start") {
                 String(decoding: errors.fileHandleForReading.readDataToEndOfFile().prefix(2_000), as: UTF8.self)
             }
             let reason = said.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -89,7 +89,7 @@ final class KeyServiceMockProcess: Sendable {
         }
         guard first else { return }
         let pid = pid
-        await BlockingThread.run("keyservice-mock-stop") {
+        await BlockingThread.run("ksmock-stop") {
             kill(pid, SIGTERM)
             let deadline = ContinuousClock.now + .seconds(5)
             var status: Int32 = 0
