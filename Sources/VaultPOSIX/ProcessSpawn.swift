@@ -1,4 +1,6 @@
-/// `posix_spawn(2)` in Swift types, for the test launcher (`VaultTestSupport.TestProcess`).
+/// `posix_spawn(2)` in Swift types: the one way this package starts a child (the command-line tool's `exec`, agent,
+/// askpass, browser and embedded key service, and the test launcher `VaultTestSupport.TestProcess`), and the one
+/// wait for its end.
 ///
 /// In this module for the reason ``FileStatus`` is: `posix_spawn_file_actions_t`, `posix_spawnattr_t` and
 /// `sigset_t` are C structs whose definer Swift may name differently from one build to the next where Foundation
@@ -15,45 +17,58 @@ package enum ProcessSpawn {
         package var description: String { "\(operation): \(String(cString: strerror(errorNumber)))" }
     }
 
+    /// Where the child stands among process groups and sessions.
+    package enum Group: Sendable {
+        /// In this process's group and session (a command run in the foreground of our terminal).
+        case inherited
+        /// Leading a process group of its own (its id is the child's process id), so one `kill(-pid, ...)` reaches
+        /// it and whatever it starts.
+        case own
+        /// Leading a session of its own, away from the terminal (a background process).
+        case newSession
+    }
+
     /// Starts `arguments[0]` (a path, or a name looked up on `PATH` when it has no slash) with exactly
     /// `environment`, and returns its process id.
     ///
-    /// The child's descriptors 0, 1 and 2 are `descriptors[0]`, `[1]` and `[2]` of this process; every other
-    /// descriptor is closed in it, so a child never holds a pipe another part of this process opened. It starts
-    /// with default signal dispositions and no signal blocked. With `ownProcessGroup` it leads a process group
-    /// of its own (its id is the child's process id), so one `kill(-pid, ...)` reaches it and whatever it starts.
-    /// With `directory`, it starts there.
+    /// `descriptors` maps a child's descriptor to one of this process's (0, 1 and 2 are inherited unless mapped);
+    /// with `closingOthers` every descriptor from 3 up is closed in the child, so a child never holds a pipe another
+    /// part of this process opened (Linux only: elsewhere the spawn fails with `ENOSYS` rather than leak them). The
+    /// child starts with default signal dispositions and no signal blocked, whatever this process ignores or blocks.
+    /// With `directory`, it starts there (Linux only, likewise).
     /// - Throws: ``Failure`` when the child cannot be started (no such file, not executable, ...).
     package static func spawn(
         _ arguments: [String],
         environment: [String: String],
-        descriptors: (input: Int32, output: Int32, error: Int32),
+        descriptors: [(child: Int32, parent: Int32)] = [],
+        closingOthers: Bool = true,
         directory: String? = nil,
-        ownProcessGroup: Bool = true
+        group: Group = .inherited
     ) throws(Failure) -> Int32 {
         precondition(!arguments.isEmpty, "a child needs a program")
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        for (child, parent) in [(Int32(0), descriptors.input), (1, descriptors.output), (2, descriptors.error)] {
+        for (child, parent) in descriptors {
             let result = posix_spawn_file_actions_adddup2(&actions, parent, child)
             guard result == 0 else { throw Failure(operation: "dup2 \(parent) to \(child)", errorNumber: result) }
         }
-        #if os(Linux)
-        guard let closeFrom = gnuFunction("posix_spawn_file_actions_addclosefrom_np", as: CloseFrom.self) else {
-            throw Failure(operation: "posix_spawn_file_actions_addclosefrom_np", errorNumber: ENOSYS)
+        if closingOthers {
+            let closed = closeDescriptors(from: 3, in: &actions)
+            guard closed == 0 else {
+                throw Failure(operation: "posix_spawn_file_actions_addclosefrom_np", errorNumber: closed)
+            }
         }
-        let closed = closeFrom(&actions, 3)
-        guard closed == 0 else { throw Failure(operation: "close descriptors from 3", errorNumber: closed) }
         if let directory {
+            #if os(Linux)
             guard let changeDirectory = gnuFunction("posix_spawn_file_actions_addchdir_np", as: ChangeDirectory.self)
             else { throw Failure(operation: "posix_spawn_file_actions_addchdir_np", errorNumber: ENOSYS) }
             let changed = changeDirectory(&actions, directory)
             guard changed == 0 else { throw Failure(operation: "cd \(directory)", errorNumber: changed) }
+            #else
+            throw Failure(operation: "posix_spawn_file_actions_addchdir_np", errorNumber: ENOSYS)
+            #endif
         }
-        #else
-        if directory != nil { throw Failure(operation: "posix_spawn_file_actions_addchdir_np", errorNumber: ENOSYS) }
-        #endif
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -66,12 +81,17 @@ package enum ProcessSpawn {
         var unblocked = sigset_t()
         sigemptyset(&unblocked)
         posix_spawnattr_setsigmask(&attributes, &unblocked)
-        var flags = Int32(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
-        if ownProcessGroup {
-            flags |= Int32(POSIX_SPAWN_SETPGROUP)
+        var flags = Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)
+        switch group {
+        case .inherited:
+            break
+        case .own:
+            flags |= Int16(POSIX_SPAWN_SETPGROUP)
             posix_spawnattr_setpgroup(&attributes, 0)
+        case .newSession:
+            flags |= newSessionFlag
         }
-        posix_spawnattr_setflags(&attributes, Int16(flags))
+        posix_spawnattr_setflags(&attributes, flags)
 
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -83,6 +103,18 @@ package enum ProcessSpawn {
         let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
         guard result == 0 else { throw Failure(operation: "posix_spawn \(arguments[0])", errorNumber: result) }
         return pid
+    }
+
+    /// Waits for the child `pid` to end (blocking the calling thread; EINTR is retried) and answers its exit status,
+    /// or 128 + the number of the signal that ended it, as a shell reports it; nil when it cannot be waited for
+    /// (not a child of this process, or already waited for).
+    package static func waitForExit(_ pid: Int32) -> Int32? {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { return nil }
+        }
+        let signal = status & 0x7f
+        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }
 
     /// The spawn flag that starts the child in a new session, away from the terminal: `POSIX_SPAWN_SETSID`, 0x80 in

@@ -173,8 +173,9 @@ public final class TestProcess: Sendable {
             pid = try ProcessSpawn.spawn(
                 arguments,
                 environment: environment ?? ProcessInfo.processInfo.environment,
-                descriptors: (childInput, childOutput.child, childError.child),
-                directory: directory?.path
+                descriptors: [(0, childInput), (1, childOutput.child), (2, childError.child)],
+                directory: directory?.path,
+                group: .own
             )
         } catch {
             if let writeEnd { close(writeEnd) }

@@ -271,14 +271,9 @@ struct Agent: AsyncParsableCommand {
         let writeEnd = passwordPipe[1]
         let readEnd = readyPipe[0]
         let line = await BlockingThread.run("agent-start") { () -> [UInt8]? in
+            // A child that died before reading gets no SIGPIPE through to us: its failure is read below instead.
             signal(SIGPIPE, SIG_IGN)
-            var sent = 0
-            while sent < secret.count {
-                let count = secret.withUnsafeBytes { write(writeEnd, $0.baseAddress! + sent, $0.count - sent) }
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { break }
-                sent += count
-            }
+            _ = StreamSocket.writeAll(writeEnd, secret, pipe: true)
             close(writeEnd)
             defer { close(readEnd) }
             return UnixSocket.readLine(readEnd)

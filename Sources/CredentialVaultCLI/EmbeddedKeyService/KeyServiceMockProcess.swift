@@ -96,7 +96,7 @@ final class KeyServiceMockProcess: Sendable {
             while waitpid(pid, &status, WNOHANG) == 0 {
                 guard ContinuousClock.now < deadline else {
                     kill(pid, SIGKILL)
-                    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                    _ = ProcessSpawn.waitForExit(pid)
                     return
                 }
                 usleep(10_000)

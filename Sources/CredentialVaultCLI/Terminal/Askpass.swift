@@ -58,9 +58,7 @@ struct Askpass {
             answer.append(contentsOf: buffer[0..<min(count, Self.maximumAnswer + 1 - answer.count)])
         }
         close(ends[0])
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        let exited = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        let exited = ProcessSpawn.waitForExit(pid) ?? ExitStatus.failure.rawValue
         guard exited == 0 else {
             throw CLIError(
                 status: .deviceUnlockRefused,
