@@ -1,17 +1,34 @@
 /// `posix_spawn(2)` in Swift types: the one way this package starts a child (the command-line tool's `exec`, agent,
-/// askpass, browser and embedded key service, and the test launcher `VaultTestSupport.TestProcess`), and the one
-/// wait for its end.
+/// askpass, browser, `git` and embedded key service, and the test launcher `VaultTestSupport.TestProcess`), and the
+/// blocking wait for a child's end the tool uses (a wait with a deadline polls with `WNOHANG` where it is needed).
 ///
 /// In this module for the reason ``FileStatus`` is: `posix_spawn_file_actions_t`, `posix_spawnattr_t` and
 /// `sigset_t` are C structs whose definer Swift may name differently from one build to the next where Foundation
 /// is imported too.
 package enum ProcessSpawn {
-    /// A failed spawn: the call that failed and its error number.
+    /// A failed spawn: the step and the call that failed, and its error number.
     package struct Failure: Error, Sendable, Equatable, CustomStringConvertible {
+        /// Where a spawn failed.
+        package enum Step: Sendable, Equatable {
+            /// Setting the child up (its descriptors, its directory): the program was not looked at.
+            case preparing
+            /// Starting the program itself (no such file, not executable, ...).
+            case starting
+        }
+
+        /// Where it failed.
+        package let step: Step
         /// What was being done (`posix_spawn /bin/true`).
         package let operation: String
         /// The error number (`ENOENT`, `EACCES`, ...).
         package let errorNumber: Int32
+
+        /// A failure at `step`, of `operation`, with `errorNumber`.
+        package init(step: Step, operation: String, errorNumber: Int32) {
+            self.step = step
+            self.operation = operation
+            self.errorNumber = errorNumber
+        }
 
         /// The operation and the system's words for the error number.
         package var description: String { "\(operation): \(String(cString: strerror(errorNumber)))" }
@@ -33,40 +50,56 @@ package enum ProcessSpawn {
     ///
     /// `descriptors` maps a child's descriptor to one of this process's (0, 1 and 2 are inherited unless mapped);
     /// with `closingOthers` every descriptor from 3 up is closed in the child, so a child never holds a pipe another
-    /// part of this process opened (Linux only: elsewhere the spawn fails with `ENOSYS` rather than leak them). The
-    /// child starts with default signal dispositions and no signal blocked, whatever this process ignores or blocks.
-    /// With `directory`, it starts there (Linux only, likewise).
+    /// part of this process opened (Linux only: elsewhere the spawn fails with `ENOSYS` rather than leak them), and
+    /// only 0, 1 and 2 may be mapped. The child starts with no signal blocked and with the default disposition of
+    /// every signal this package handles or ignores (``handledSignals``); a signal whoever started this process
+    /// ignores stays ignored in the child, as `env` and `system(3)` keep it. With `directory`, it starts there (Linux
+    /// only, likewise).
     /// - Throws: ``Failure`` when the child cannot be started (no such file, not executable, ...).
     package static func spawn(
         _ arguments: [String],
         environment: [String: String],
         descriptors: [(child: Int32, parent: Int32)] = [],
-        closingOthers: Bool = true,
+        closingOthers: Bool,
         directory: String? = nil,
         group: Group = .inherited
     ) throws(Failure) -> Int32 {
         precondition(!arguments.isEmpty, "a child needs a program")
+        precondition(
+            !closingOthers || descriptors.allSatisfy { (0...2).contains($0.child) },
+            "descriptors from 3 up are closed in the child"
+        )
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for (child, parent) in descriptors {
             let result = posix_spawn_file_actions_adddup2(&actions, parent, child)
-            guard result == 0 else { throw Failure(operation: "dup2 \(parent) to \(child)", errorNumber: result) }
+            guard result == 0 else {
+                throw Failure(step: .preparing, operation: "dup2 \(parent) to \(child)", errorNumber: result)
+            }
         }
         if closingOthers {
             let closed = closeDescriptors(from: 3, in: &actions)
             guard closed == 0 else {
-                throw Failure(operation: "posix_spawn_file_actions_addclosefrom_np", errorNumber: closed)
+                throw Failure(
+                    step: .preparing,
+                    operation: "posix_spawn_file_actions_addclosefrom_np",
+                    errorNumber: closed
+                )
             }
         }
         if let directory {
             #if os(Linux)
             guard let changeDirectory = gnuFunction("posix_spawn_file_actions_addchdir_np", as: ChangeDirectory.self)
-            else { throw Failure(operation: "posix_spawn_file_actions_addchdir_np", errorNumber: ENOSYS) }
+            else {
+                throw Failure(step: .preparing, operation: "posix_spawn_file_actions_addchdir_np", errorNumber: ENOSYS)
+            }
             let changed = changeDirectory(&actions, directory)
-            guard changed == 0 else { throw Failure(operation: "cd \(directory)", errorNumber: changed) }
+            guard changed == 0 else {
+                throw Failure(step: .preparing, operation: "cd \(directory)", errorNumber: changed)
+            }
             #else
-            throw Failure(operation: "posix_spawn_file_actions_addchdir_np", errorNumber: ENOSYS)
+            throw Failure(step: .preparing, operation: "cd \(directory)", errorNumber: ENOSYS)
             #endif
         }
 
@@ -74,9 +107,8 @@ package enum ProcessSpawn {
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         var defaults = sigset_t()
-        sigfillset(&defaults)
-        sigdelset(&defaults, SIGKILL)
-        sigdelset(&defaults, SIGSTOP)
+        sigemptyset(&defaults)
+        for signal in handledSignals { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         var unblocked = sigset_t()
         sigemptyset(&unblocked)
@@ -101,9 +133,15 @@ package enum ProcessSpawn {
         }
         var pid: pid_t = 0
         let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
-        guard result == 0 else { throw Failure(operation: "posix_spawn \(arguments[0])", errorNumber: result) }
+        guard result == 0 else {
+            throw Failure(step: .starting, operation: "posix_spawn \(arguments[0])", errorNumber: result)
+        }
         return pid
     }
+
+    /// The signals this package catches, ignores or holds somewhere (the library's termination signals, the agent,
+    /// `exec`): a child starts with each at its default, whatever this process made of it.
+    package static let handledSignals: [Int32] = [SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGQUIT]
 
     /// Waits for the child `pid` to end (blocking the calling thread; EINTR is retried) and answers its exit status,
     /// or 128 + the number of the signal that ended it, as a shell reports it; nil when it cannot be waited for

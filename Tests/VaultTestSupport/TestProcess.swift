@@ -174,6 +174,7 @@ public final class TestProcess: Sendable {
                 arguments,
                 environment: environment ?? ProcessInfo.processInfo.environment,
                 descriptors: [(0, childInput), (1, childOutput.child), (2, childError.child)],
+                closingOthers: true,
                 directory: directory?.path,
                 group: .own
             )

@@ -157,7 +157,8 @@ extension UserStorage {
     }
 
     /// ``Envelope/decode(_:path:)`` of `data`, read from `name` under the store's lock; bytes equal to the last ones
-    /// decoded from that name give that envelope again without a second parse (decoding is a function of the bytes).
+    /// decoded from that name, or written to it with a rotated token (``lastDecodedEnvelope``), give that envelope
+    /// again without a second parse (decoding is a function of the bytes).
     func decodeEnvelope(_ data: Data, name: String) throws(VaultError) -> Envelope {
         if let last = lastDecodedEnvelope, last.name == name, last.bytes == data { return last.envelope }
         let envelope = try Envelope.decode(data, path: name)

@@ -27,7 +27,7 @@ enum ChildProcess {
                 group: newSession ? .newSession : .inherited
             )
         } catch {
-            let call = error.operation.hasPrefix("posix_spawn ") ? "cannot run \(arguments[0])" : error.operation
+            let call = error.step == .starting ? "cannot run \(arguments[0])" : error.operation
             throw UnixSocket.Failure(call, code: error.errorNumber)
         }
     }
