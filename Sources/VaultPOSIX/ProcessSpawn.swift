@@ -158,7 +158,7 @@ package enum ProcessSpawn {
     /// The spawn flag that starts the child in a new session, away from the terminal: `POSIX_SPAWN_SETSID`, 0x80 in
     /// glibc 2.26 (whose Glibc module does not import it) and 0x400 on Darwin (where 0x80 would start the child
     /// suspended).
-    package static let newSessionFlag: Int16 = {
+    private static let newSessionFlag: Int16 = {
         #if os(Linux)
         0x80
         #else
@@ -173,7 +173,7 @@ package enum ProcessSpawn {
     ///   - lowest: the first descriptor closed.
     ///   - actions: the file actions of a spawn to come.
     /// - Returns: 0, or the error number (`ENOSYS` where the C library lacks the call).
-    package static func closeDescriptors(from lowest: Int32, in actions: inout posix_spawn_file_actions_t) -> Int32 {
+    private static func closeDescriptors(from lowest: Int32, in actions: inout posix_spawn_file_actions_t) -> Int32 {
         #if os(Linux)
         guard let closeFrom = gnuFunction("posix_spawn_file_actions_addclosefrom_np", as: CloseFrom.self) else {
             return ENOSYS
