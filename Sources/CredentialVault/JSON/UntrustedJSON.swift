@@ -59,6 +59,31 @@ package enum UntrustedJSON {
         }
     }
 
+    /// `bytes` as a JSON object's members, read by the strict parser (``StrictJSONParser``: two members of one name
+    /// are refused at every depth, as in a JWT, so no two readers of an answer see different values), without
+    /// `Decodable`'s machinery: the answers every login reads (the token endpoint's, the key service's).
+    ///
+    /// - Throws: ``Refusal``: `.tooLarge` past `maximumSize` bytes, `.notUTF8`, `.tooDeep` past ``maximumDepth``
+    ///   levels, or `.notDecodable` for anything but one JSON object.
+    package static func members(
+        from bytes: Data,
+        maximumSize: Int = defaultMaximumSize
+    ) throws(Refusal) -> [String: JSONValue] {
+        guard bytes.count <= maximumSize else { throw .tooLarge(size: bytes.count, limit: maximumSize) }
+        let value: JSONValue
+        do {
+            value = try StrictJSONParser.parse(Array(bytes))
+        } catch {
+            switch error {
+            case .invalidUTF8: throw .notUTF8
+            case .tooDeep: throw .tooDeep(limit: maximumDepth)
+            case .invalid, .duplicateMember: throw .notDecodable
+            }
+        }
+        guard case .object(let members) = value else { throw .notDecodable }
+        return members
+    }
+
     /// `bytes` as a JSON object (`JSONSerialization`'s dictionary of `Any`).
     ///
     /// - Throws: ``Refusal``, as ``decode(_:from:maximumSize:)`` does; `.notDecodable` for JSON that is not an

@@ -48,28 +48,28 @@ public struct HTTPKeyService: KeyService {
 
     /// POSTs v1 `createkey`; an answer without a long secret is refused (`.noLongSecret`).
     public func createKey(secret: SecureBytes) async throws(VaultError) -> KeyServiceKey {
-        let key = try await call(.createKey, Body(secret: secret.utf8String()))
+        let key = try await call(.createKey, KeyServiceRequestBody(secret: secret.utf8String()))
         guard key.longSecret != nil else { throw .noLongSecret(host: host) }
         return key
     }
 
     /// POSTs v1 `key` with the secret; sent once, so one wrong secret is counted once.
     public func getKey(keyId: String, secret: SecureBytes) async throws(VaultError) -> KeyServiceKey {
-        try await call(.keyByPassword, Body(keyid: keyId, secret: secret.utf8String()))
+        try await call(.keyByPassword, KeyServiceRequestBody(keyid: keyId, secret: secret.utf8String()))
     }
 
     /// POSTs v1 `key` with the long secret; sent once, so one wrong secret is counted once.
     public func getKey(keyId: String, longSecret: SecureBytes) async throws(VaultError) -> KeyServiceKey {
-        try await call(.keyByDeviceSecret, Body(keyid: keyId, longsecret: longSecret.utf8String()))
+        try await call(.keyByDeviceSecret, KeyServiceRequestBody(keyid: keyId, longsecret: longSecret.utf8String()))
     }
 
     /// POSTs v2 `createkey`; an answer without a long secret or a 32-byte `evaluated` is refused.
     public func createKey(blindedElement: Data) async throws(VaultError) -> KeyServiceCreation {
-        let body = try await send(.createKeyV2, Body(blinded: Base64URL.encode(blindedElement)))
+        let body = try await send(.createKeyV2, KeyServiceRequestBody(blinded: Base64URL.encode(blindedElement)))
         let key = try decode(body, during: .createKeyV2)
         guard key.longSecret != nil else { throw .noLongSecret(host: host) }
-        guard let answer = try? UntrustedJSON.decode(EvaluationAnswer.self, from: body),
-            let evaluated = Self.element(answer.evaluated)
+        guard let answer = try? UntrustedJSON.members(from: body),
+            let evaluated = answer["evaluated"]?.stringValue.flatMap(Self.element)
         else { throw .keyServiceAnswerNotAKey(host: host, during: .createKeyV2) }
         return KeyServiceCreation(key: key, evaluatedElement: evaluated)
     }
@@ -78,42 +78,35 @@ public struct HTTPKeyService: KeyService {
     public func enroll(keyId: String, longSecret: SecureBytes, authKey: SecureBytes) async throws(VaultError) {
         _ = try await send(
             .enroll,
-            Body(keyid: keyId, longsecret: longSecret.utf8String(), authkey: authKey.base64URLEncodedString())
+            KeyServiceRequestBody(
+                keyid: keyId,
+                longsecret: longSecret.utf8String(),
+                authkey: authKey.base64URLEncodedString()
+            )
         )
     }
 
     /// POSTs v2 `evaluate`; an answer for another key, without a 32-byte `evaluated` or with a nonce outside 16 to
     /// 64 bytes is refused.
     public func evaluate(keyId: String, blindedElement: Data) async throws(VaultError) -> KeyServiceEvaluation {
-        let body = try await send(.evaluate, Body(keyid: keyId, blinded: Base64URL.encode(blindedElement)))
-        guard let answer = try? UntrustedJSON.decode(EvaluationAnswer.self, from: body), answer.keyid == keyId,
-            let evaluated = Self.element(answer.evaluated),
-            let nonce = answer.nonce.flatMap({ try? Base64URL.decode($0) }), (16...64).contains(nonce.count)
+        let body = try await send(
+            .evaluate,
+            KeyServiceRequestBody(keyid: keyId, blinded: Base64URL.encode(blindedElement))
+        )
+        guard let answer = try? UntrustedJSON.members(from: body), answer["keyid"]?.stringValue == keyId,
+            let evaluated = answer["evaluated"]?.stringValue.flatMap(Self.element),
+            let nonce = answer["nonce"]?.stringValue.flatMap({ try? Base64URL.decode($0) }),
+            (16...64).contains(nonce.count)
         else { throw .keyServiceAnswerNotAKey(host: host, during: .evaluate) }
         return KeyServiceEvaluation(evaluatedElement: evaluated, nonce: nonce)
     }
 
     /// POSTs v2 `confirm`; the answer is the key, as for `key`.
     public func confirm(keyId: String, nonce: Data, proof: Data) async throws(VaultError) -> KeyServiceKey {
-        try await call(.confirm, Body(keyid: keyId, nonce: Base64URL.encode(nonce), proof: Base64URL.encode(proof)))
-    }
-
-    /// The request: a flat JSON object of strings, names in lower case as the protocol has them.
-    private struct Body: Encodable {
-        var keyid: String?
-        var secret: String?
-        var longsecret: String?
-        var blinded: String?
-        var authkey: String?
-        var nonce: String?
-        var proof: String?
-    }
-
-    /// The v2 fields of a `createkey` or `evaluate` answer.
-    private struct EvaluationAnswer: Decodable {
-        let keyid: String
-        let evaluated: String
-        let nonce: String?
+        try await call(
+            .confirm,
+            KeyServiceRequestBody(keyid: keyId, nonce: Base64URL.encode(nonce), proof: Base64URL.encode(proof))
+        )
     }
 
     /// A 32-byte element in base64url; whether it is a valid one is the OPRF's check.
@@ -122,22 +115,14 @@ public struct HTTPKeyService: KeyService {
         return element
     }
 
-    private struct Answer: Decodable {
-        let keyid: String
-        let key: String
-        let longsecret: String?
-    }
-
     private var host: String { baseURL.displayHost }
 
-    private func call(_ call: KeyServiceCall, _ body: Body) async throws(VaultError) -> KeyServiceKey {
+    private func call(_ call: KeyServiceCall, _ body: KeyServiceRequestBody) async throws(VaultError) -> KeyServiceKey {
         try decode(try await send(call, body), during: call)
     }
 
     /// Sends `body` to `call`'s path and answers the body of a 200.
-    private func send(_ call: KeyServiceCall, _ body: Body) async throws(VaultError) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
+    private func send(_ call: KeyServiceCall, _ body: KeyServiceRequestBody) async throws(VaultError) -> Data {
         let base: URL
         if call.isVersion2 {
             guard let version2 = TIMLayout.version2(of: baseURL) else {
@@ -153,8 +138,7 @@ public struct HTTPKeyService: KeyService {
             // Connections are reused: the transport never sends a request again on its own (a password check sent
             // twice would count one typo twice); only sendRetryingOnce does, and only when it never left.
             headers: ["Content-Type": "application/json", "Accept": "application/json"],
-            // Encoding optional strings cannot fail.
-            body: try! encoder.encode(body),
+            body: body.json,
             timeout: timeout
         )
         let response = try await sendRetryingOnce(request)
@@ -181,12 +165,20 @@ public struct HTTPKeyService: KeyService {
     }
 
     private func decode(_ body: Data, during call: KeyServiceCall) throws(VaultError) -> KeyServiceKey {
-        guard let answer = try? UntrustedJSON.decode(Answer.self, from: body), !answer.keyid.isEmpty,
-            let key = try? SecureBytes(base64Encoded: answer.key), (16...64).contains(key.count)
+        // The answer's members, read once: `keyid` and `key` strings, `longsecret` a string when present.
+        guard let answer = try? UntrustedJSON.members(from: body),
+            let keyId = answer["keyid"]?.stringValue, !keyId.isEmpty,
+            let key = answer["key"]?.stringValue.flatMap({ try? SecureBytes(base64Encoded: $0) }),
+            (16...64).contains(key.count)
         else {
             throw .keyServiceAnswerNotAKey(host: host, during: call)
         }
-        let longSecret = answer.longsecret.flatMap { $0.isEmpty ? nil : SecureBytes(Data($0.utf8)) }
-        return KeyServiceKey(keyId: answer.keyid, key: key, longSecret: longSecret)
+        let longSecret: SecureBytes?
+        switch answer["longsecret"] {
+        case nil, .null?: longSecret = nil
+        case .string(let text)?: longSecret = text.isEmpty ? nil : SecureBytes(Data(text.utf8))
+        default: throw .keyServiceAnswerNotAKey(host: host, during: call)
+        }
+        return KeyServiceKey(keyId: keyId, key: key, longSecret: longSecret)
     }
 }

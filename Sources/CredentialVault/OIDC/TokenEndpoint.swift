@@ -43,24 +43,6 @@ package struct TokenEndpoint: Sendable {
         self.endpoint = endpoint
     }
 
-    private struct Success: Decodable {
-        let access_token: String
-        let refresh_token: String?
-        let id_token: String?
-        let expires_in: Seconds?
-    }
-
-    /// `expires_in` as servers send it: a JSON number, or a number in a string (some do). Any other value
-    /// decodes to nil instead of failing the whole answer: the field is only a hint (RFC 6749 section 5.1).
-    private struct Seconds: Decodable {
-        let value: Double?
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            value = (try? container.decode(Double.self)) ?? (try? container.decode(String.self)).flatMap(Double.init)
-        }
-    }
-
     /// The longest access-token lifetime taken from `expires_in`: one year.
     static let maximumLifetime: TimeInterval = 365 * 24 * 60 * 60
 
@@ -79,17 +61,39 @@ package struct TokenEndpoint: Sendable {
     ]
 
     /// A 200 answer's body as a token response (RFC 6749 section 5.1), or nil when it is not one.
+    ///
+    /// The answer is read once, as members: `access_token` a non-empty string, `refresh_token` and `id_token` strings
+    /// when present (null reads as absent; anything else is no token response). `expires_in` as servers send it: a
+    /// JSON number, or a number in a string (some do); any other value is no hint, without failing the whole answer
+    /// (the field is only a hint, RFC 6749 section 5.1).
     static func tokenResponse(from body: Data) -> TokenResponse? {
-        guard let success = try? UntrustedJSON.decode(Success.self, from: body), !success.access_token.isEmpty,
-            let fields = try? UntrustedJSON.decode([String: JSONValue].self, from: body)
+        guard let fields = try? UntrustedJSON.members(from: body),
+            case .string(let accessToken)? = fields["access_token"], !accessToken.isEmpty,
+            let refreshToken = optionalString(fields["refresh_token"]),
+            let idToken = optionalString(fields["id_token"])
         else { return nil }
+        let expiresIn: Double? =
+            switch fields["expires_in"] {
+            case .number(let seconds)?: seconds
+            case .string(let text)?: Double(text)
+            default: nil
+            }
         return TokenResponse(
-            accessToken: success.access_token,
-            refreshToken: success.refresh_token.flatMap { $0.isEmpty ? nil : $0 },
-            idToken: success.id_token,
-            expiresIn: lifetime(expiresIn: success.expires_in?.value),
+            accessToken: accessToken,
+            refreshToken: refreshToken.flatMap { $0.isEmpty ? nil : $0 },
+            idToken: idToken,
+            expiresIn: lifetime(expiresIn: expiresIn),
             context: fields.filter { !fieldsNotKept.contains($0.key) && !$0.key.hasPrefix(Auth.appContextPrefix) }
         )
+    }
+
+    /// A member that is a string when present: `.some(nil)` when absent or null, nil when it is anything else.
+    private static func optionalString(_ value: JSONValue?) -> String?? {
+        switch value {
+        case nil, .null?: .some(nil)
+        case .string(let text)?: .some(text)
+        default: nil
+        }
     }
 
     private struct Failure: Decodable {
