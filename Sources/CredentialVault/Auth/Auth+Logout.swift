@@ -62,7 +62,7 @@ extension Auth {
             var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false)
         else { return nil }
         var fields: [(String, String)] = []
-        if let idToken = session?.refreshToken.idToken { fields.append(("id_token_hint", idToken)) }
+        if let idToken { fields.append(("id_token_hint", idToken.token)) }
         fields.append(("client_id", session?.refreshToken.client?.clientId ?? configuration.clientId))
         if let redirect = configuration.postLogoutRedirectURI {
             fields.append(("post_logout_redirect_uri", redirect.absoluteString))

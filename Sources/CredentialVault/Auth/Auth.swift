@@ -74,7 +74,8 @@ public actor Auth {
     /// The login's latest id token: the one validated at its OpenID Connect login, or a newer one a refresh answer
     /// brought for the same user. Sealed with the refresh token, so a password or device login has it too; nil
     /// without a session or for a login without one (no `openid` scope, or stored by a version before the login
-    /// context, until a refresh brings one). Personal data: never log it.
+    /// context, until a refresh brings one; or when the sealed one no longer reads as a JWT). Personal data: never log
+    /// it.
     public var idToken: JWT? { session?.refreshToken.idToken.flatMap { try? JWT(token: $0) } }
 
     /// How the user authenticated for this login (``LoginContext``: `acr`, `amr`, `auth_time` of its latest id

@@ -124,9 +124,10 @@ enum SealedRecord {
                 guard (dpopKey != nil) == (payload == dpopRecordPayload) else { return nil }
                 if payload != dpopRecordPayload, (client != nil) != (payload == clientRecordPayload) { return nil }
             }
-            // The id token only informs (the end-session hint): one that no longer reads as a JWT (a stricter parser
-            // in a later version) is dropped, never the login with it.
-            let idToken = record.login?.id_token.flatMap { (try? JWT(token: $0)) == nil ? nil : $0 }
+            // The id token only informs (``Auth/idToken``, the end-session hint): it is read as a JWT where it is
+            // used, so one that no longer reads as one (a stricter parser in a later version) is never the login's
+            // id token and never sent, and it never stops the login from opening.
+            let idToken = record.login?.id_token
             return RefreshToken(
                 token: record.refresh_token,
                 userId: userId,

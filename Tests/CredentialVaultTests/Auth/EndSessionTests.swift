@@ -1,7 +1,8 @@
-import CredentialVault
 import Foundation
 import KeyServiceMock
 import Testing
+
+@testable import CredentialVault
 
 /// RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0): `logout` returns the URL that ends the issuer's
 /// browser session, with `id_token_hint` (the login's latest id token, sealed with it), `client_id`, and
@@ -53,6 +54,47 @@ struct EndSessionTests {
         }
     }
 
+    @Test("an id token that does not read as a JWT (a stricter parser later): no idToken, no hint; a JWT one is sent")
+    func idTokenReadWhereUsed() async throws {
+        try await AuthFixture.with { fixture in
+            let userId = try await fixture.register()
+            let auth = fixture.vault.auth
+            let sent = try #require(await auth.idToken)
+            let context = try #require(await auth.loginContext)
+            // The envelope keeps the id token as sealed (SealedLoginContextTests): it is read as a JWT where it is
+            // used. A refresh answer brings a new one at once, so the session holds the old one here directly.
+            await auth.holdSession(
+                RefreshToken(
+                    token: "rt",
+                    userId: userId,
+                    context: [:],
+                    client: nil,
+                    dpopKey: nil,
+                    loginContext: context,
+                    idToken: "not-a-jwt"
+                )
+            )
+            #expect(await auth.idToken == nil)
+            #expect(await auth.loginContext == context, "the rest of the login part stays")
+            let fields = Self.fields(try #require(try await auth.endSessionURL()))
+            #expect(fields["id_token_hint"] == nil, "\(fields.keys.sorted())")
+            #expect(fields["client_id"] == "vault")
+            // The same session with an id token that reads: it is the hint.
+            await auth.holdSession(
+                RefreshToken(
+                    token: "rt",
+                    userId: userId,
+                    context: [:],
+                    client: nil,
+                    dpopKey: nil,
+                    loginContext: context,
+                    idToken: sent.token
+                )
+            )
+            #expect(Self.fields(try #require(try await auth.endSessionURL()))["id_token_hint"] == sent.token)
+        }
+    }
+
     @Test("an issuer whose discovery lists no end_session_endpoint: no URL")
     func notOffered() async throws {
         try await TestIssuer.with(idToken: ClientAuthenticationTests.valid) { issuer in
@@ -68,5 +110,13 @@ struct EndSessionTests {
             )
             #expect(try await vault.auth.endSessionURL() == nil)
         }
+    }
+}
+
+extension Auth {
+    /// A session holding `refreshToken` in memory (no envelope): what a login leaves, without the refresh that would
+    /// replace its id token.
+    fileprivate func holdSession(_ refreshToken: RefreshToken) {
+        session = ActiveSession(userId: refreshToken.userId, refreshToken: refreshToken, envelope: nil)
     }
 }
