@@ -8,13 +8,15 @@ import VaultPOSIX
 /// File names come from the caller and are never raw user input (``UserStorage`` hashes user ids).
 struct FileStore: Sendable {
     let directory: URL
-    private var path: String { directory.path }
+    /// `directory`'s path, taken once: every call names its files by it.
+    private let path: String
 
     /// Records larger than this are refused: an envelope is a few KiB.
     static let maximumFileSize = 1 << 20
 
     init(directory: URL) {
         self.directory = directory.standardizedFileURL
+        path = self.directory.path
     }
 
     /// `$XDG_DATA_HOME/credential-vault`, else `~/.local/share/credential-vault`.
