@@ -139,7 +139,8 @@ struct CLILeakProofTests {
                 method: "POST",
                 url: server.issuer.appending(path: "protocol/openid-connect/revoke"),
                 headers: ["Content-Type": "application/x-www-form-urlencoded"],
-                body: Data("client_id=vault&token=\(encoded)".utf8)
+                body: Data("client_id=vault&token=\(encoded)".utf8),
+                timeout: 60
             )
         )
         #expect(response.status == 200)

@@ -52,7 +52,12 @@ struct DPoPCommandTests {
             let caFile = try #require(sandbox.environment["CREDENTIAL_VAULT_CA_FILE"])
             let transport = DefaultHTTPTransport.make(trustRoots: try TrustRoots(pemFile: caFile))
             let answer = try await transport.send(
-                HTTPRequest(method: "GET", url: userinfo, headers: ["Authorization": "DPoP \(bound)", "DPoP": text])
+                HTTPRequest(
+                    method: "GET",
+                    url: userinfo,
+                    headers: ["Authorization": "DPoP \(bound)", "DPoP": text],
+                    timeout: 60
+                )
             )
             // A new process knows only the token endpoint's nonce: the resource names its own.
             #expect(answer.status == 200 || DPoPProofs.nonceRequested(by: answer) != nil)
@@ -77,7 +82,8 @@ struct DPoPCommandTests {
                         headers: [
                             "Authorization": "DPoP \(agentToken)",
                             "DPoP": agentProof.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
-                        ]
+                        ],
+                        timeout: 60
                     )
                 )
                 // The resource's own nonce: asked for once, then given to dpop-proof, and the agent keeps it.
@@ -91,7 +97,8 @@ struct DPoPCommandTests {
                         headers: [
                             "Authorization": "DPoP \(agentToken)",
                             "DPoP": again.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
-                        ]
+                        ],
+                        timeout: 60
                     )
                 )
                 #expect(retried.status == 200)

@@ -61,7 +61,9 @@ struct HeadlessRegisterTests {
                 child.closeInput()
                 let complete = try #require(try await Self.awaitURL(containing: "user_code=", in: stderr))
                 // The user approves on another device.
-                let approval = try await sandbox.transport().send(HTTPRequest(method: "GET", url: complete))
+                let approval = try await sandbox.transport().send(
+                    HTTPRequest(method: "GET", url: complete, timeout: 60)
+                )
                 #expect(approval.status == 200)
             }
             #expect(result.status == 0, "\(result.stderr)")
@@ -103,7 +105,7 @@ struct HeadlessRegisterTests {
     {
         try await run(sandbox, ["register", "--no-browser", "--password-stdin"]) { child, stderr in
             let authorization = try #require(try await Self.awaitURL(containing: "response_type=code", in: stderr))
-            let answer = try await sandbox.transport().send(HTTPRequest(method: "GET", url: authorization))
+            let answer = try await sandbox.transport().send(HTTPRequest(method: "GET", url: authorization, timeout: 60))
             let location = try #require(answer.headers["location"].flatMap { URL(string: $0) })
             try child.write("\(tamper(location).absoluteString)\n\(Self.password)\n")
             child.closeInput()

@@ -22,7 +22,8 @@ struct AsymmetricClientTests {
                 method: "POST",
                 url: fixture.server.registrationEndpoint,
                 headers: ["Content-Type": "application/json"],
-                body: try JSONEncoder().encode(metadata)
+                body: try JSONEncoder().encode(metadata),
+                timeout: 60
             )
         )
         try #require(response.status == 201, "\(String(decoding: response.body, as: UTF8.self))")

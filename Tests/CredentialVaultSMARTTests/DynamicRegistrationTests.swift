@@ -196,7 +196,8 @@ struct DynamicRegistrationTests {
                 "Content-Type": "application/json",
                 "Authorization": "Bearer \(try #require(registration.registrationAccessToken))",
             ],
-            body: try JSONEncoder().encode(body)
+            body: try JSONEncoder().encode(body),
+            timeout: 60
         )
         let answer = try await TestTLS.transport().send(request)
         #expect(answer.status == 200)

@@ -128,7 +128,7 @@ enum Browser {
         let transport = TestTLS.transport()
         var next = url
         for _ in 0..<hops {
-            guard let response = try? await transport.send(HTTPRequest(method: "GET", url: next)),
+            guard let response = try? await transport.send(HTTPRequest(method: "GET", url: next, timeout: 60)),
                 (300..<400).contains(response.status), let location = response.headers["location"],
                 let target = URL(string: location, relativeTo: next)?.absoluteURL
             else { return }

@@ -341,7 +341,10 @@ struct AuthSharingTests {
                 let auth = vault.auth
                 #expect(await !auth.handleRedirect(url: URL(string: "com.example.app:/oauth/callback?code=x")!))
                 let userId = try await auth.performOpenIDConnectFlow { url in
-                    guard let response = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: url)),
+                    guard
+                        let response = try? await TestTLS.transport().send(
+                            HTTPRequest(method: "GET", url: url, timeout: 60)
+                        ),
                         let location = response.headers["location"], let redirect = URL(string: location)
                     else { return }
                     #expect(await !auth.handleRedirect(url: URL(string: "com.other.app:/oauth/callback?code=x")!))

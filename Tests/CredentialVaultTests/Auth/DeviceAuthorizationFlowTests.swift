@@ -47,7 +47,7 @@ final class DeviceUser: Sendable {
     func act(approve: Bool = true) async {
         guard let complete = authorization?.verificationURIComplete else { return }
         let url = URL(string: complete.absoluteString + (approve ? "" : "&action=deny"))!
-        _ = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: url))
+        _ = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: url, timeout: 60))
     }
 }
 

@@ -31,7 +31,7 @@ struct EndSessionTests {
             #expect(fields["client_id"] == "vault")
             #expect(fields["post_logout_redirect_uri"] == "http://127.0.0.1:8765/callback")
             // The issuer takes it: it sends the browser to the registered redirect.
-            let answer = try await TestTLS.transport().send(HTTPRequest(method: "GET", url: url))
+            let answer = try await TestTLS.transport().send(HTTPRequest(method: "GET", url: url, timeout: 60))
             #expect((300..<400).contains(answer.status), "\(answer.status)")
             #expect(answer.headers["location"]?.hasPrefix("http://127.0.0.1:8765/callback") == true)
         }

@@ -35,7 +35,9 @@ struct LoopbackListenerTests {
                     login.redirect(query: "state=\(login.state.dropLast())"),
                     login.redirect(path: "/favicon.ico", query: "state=\(login.state)"),
                 ] {
-                    let response = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: target))
+                    let response = try? await TestTLS.transport().send(
+                        HTTPRequest(method: "GET", url: target, timeout: 60)
+                    )
                     statuses.withLock { $0.append(response?.status) }
                 }
                 await Browser.follow(url)
@@ -126,7 +128,7 @@ struct LoopbackListenerTests {
                     let target = login.redirect(query: "error=access_denied&state=\(login.state)&iss=\(iss ?? "")")
                     // The flow ends (and cancels this presenter) as the page is sent: the browser reads on regardless.
                     let response = try? await Task {
-                        try await TestTLS.transport().send(HTTPRequest(method: "GET", url: target))
+                        try await TestTLS.transport().send(HTTPRequest(method: "GET", url: target, timeout: 60))
                     }
                     .value
                     status.withLock { $0 = response?.status ?? 0 }

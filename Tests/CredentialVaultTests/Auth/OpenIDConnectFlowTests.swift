@@ -91,7 +91,7 @@ struct OpenIDConnectFlowTests {
             let flow = Task {
                 try? await auth.performOpenIDConnectFlow { url in
                     let transport = TestTLS.transport()
-                    if let response = try? await transport.send(HTTPRequest(method: "GET", url: url)),
+                    if let response = try? await transport.send(HTTPRequest(method: "GET", url: url, timeout: 60)),
                         let location = response.headers["location"]
                     {
                         captured.set(URL(string: location))
@@ -131,6 +131,6 @@ extension Browser {
         guard let redirect = items.first(where: { $0.name == "redirect_uri" })?.value,
             let url = URL(string: "\(redirect)?\(query)")
         else { return }
-        _ = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: url))
+        _ = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: url, timeout: 60))
     }
 }

@@ -7,7 +7,7 @@ import Testing
 enum PastingUser {
     /// The address the browser ends at after following `url` (the issuer's redirect, which no listener receives).
     static func finalAddress(of url: URL) async -> URL? {
-        guard let response = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: url)),
+        guard let response = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: url, timeout: 60)),
             let location = response.headers["location"]
         else { return nil }
         return URL(string: location, relativeTo: url)?.absoluteURL

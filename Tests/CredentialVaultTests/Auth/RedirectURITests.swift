@@ -101,7 +101,10 @@ struct RedirectURITests {
                     seen.set(url)
                     // FoundationNetworking refuses IPv6 literal URLs (NSURLErrorBadURL), so the issuer's redirect
                     // is delivered to [::1] over a plain IPv6 socket, as a browser would send it.
-                    guard let answer = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: url)),
+                    guard
+                        let answer = try? await TestTLS.transport().send(
+                            HTTPRequest(method: "GET", url: url, timeout: 60)
+                        ),
                         let location = answer.headers["location"].flatMap(URLComponents.init(string:)),
                         let port = location.port
                     else { return }

@@ -71,7 +71,7 @@ struct DPoPTests {
             #expect(token.isDPoPBound)
             #expect(await restarted.auth.refreshToken?.dpopKey == key)
             let answer = try await restarted.auth.sendAuthorized(
-                HTTPRequest(method: "GET", url: Self.userinfo(fixture))
+                HTTPRequest(method: "GET", url: Self.userinfo(fixture), timeout: 60)
             )
             #expect(answer.status == 200)
         }
@@ -85,14 +85,16 @@ struct DPoPTests {
             _ = try await fixture.vault.auth.getAccessToken(forceRefresh: true)
             #expect(fixture.server.tokenRequests(grantType: "refresh_token") == 1)
             let answer = try await fixture.vault.auth.sendAuthorized(
-                HTTPRequest(method: "GET", url: Self.userinfo(fixture))
+                HTTPRequest(method: "GET", url: Self.userinfo(fixture), timeout: 60)
             )
             #expect(answer.status == 200)
             // The resource has a nonce of its own: one refusal, one retry with it, and the next request uses it.
             #expect(fixture.transport.count(endingWith: "/userinfo") == 2)
             #expect(
-                try await fixture.vault.auth.sendAuthorized(HTTPRequest(method: "GET", url: Self.userinfo(fixture)))
-                    .status == 200
+                try await fixture.vault.auth.sendAuthorized(
+                    HTTPRequest(method: "GET", url: Self.userinfo(fixture), timeout: 60)
+                )
+                .status == 200
             )
             #expect(fixture.transport.count(endingWith: "/userinfo") == 3)
         }
@@ -125,7 +127,8 @@ struct DPoPTests {
                     headers: [
                         "Authorization": "DPoP \(token)",
                         "DPoP": fresh.proof(method: "GET", url: url, accessToken: token),
-                    ]
+                    ],
+                    timeout: 60
                 )
             )
             #expect(refused.status == 401)
@@ -139,7 +142,8 @@ struct DPoPTests {
                     headers: [
                         "Authorization": "DPoP \(token)",
                         "DPoP": fresh.proof(method: "GET", url: url, accessToken: token),
-                    ]
+                    ],
+                    timeout: 60
                 )
             )
             #expect(accepted.status == 200)
@@ -160,7 +164,8 @@ struct DPoPTests {
                     HTTPRequest(
                         method: "GET",
                         url: url,
-                        headers: ["Authorization": "\(scheme) \(token)", "DPoP": proof]
+                        headers: ["Authorization": "\(scheme) \(token)", "DPoP": proof],
+                        timeout: 60
                     )
                 )
             }
@@ -209,7 +214,9 @@ struct DPoPTests {
             let auth = fixture.vault.auth
             #expect(await auth.refreshToken?.dpopKey == nil)
             #expect(try await auth.getAccessToken().tokenType == "Bearer")
-            let request = try await auth.authorizing(HTTPRequest(method: "GET", url: Self.userinfo(fixture)))
+            let request = try await auth.authorizing(
+                HTTPRequest(method: "GET", url: Self.userinfo(fixture), timeout: 60)
+            )
             #expect(request.headers["Authorization"]?.hasPrefix("Bearer ") == true && request.headers["DPoP"] == nil)
             await #expect(throws: VaultError.self) {
                 try await auth.dpopProof(method: "GET", url: Self.userinfo(fixture))

@@ -251,7 +251,7 @@ private func refresh(
 }
 
 private func getJSON(_ url: URL) async throws -> [String: Any] {
-    let response = try await TestTLS.transport().send(HTTPRequest(method: "GET", url: url))
+    let response = try await TestTLS.transport().send(HTTPRequest(method: "GET", url: url, timeout: 60))
     try #require(response.status == 200)
     return try json(response.body)
 }

@@ -19,7 +19,7 @@ struct DjangoOAuthToolkitInteropTests {
         var target = URLComponents(url: redirect, resolvingAgainstBaseURL: false)
         if target?.host == "localhost" { target?.host = "127.0.0.1" }
         guard let url = target?.url else { return }
-        _ = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: url))
+        _ = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: url, timeout: 60))
     }
 
     struct Setup {

@@ -72,7 +72,7 @@ struct GlewlwydDPoPTests {
                     Issue.record(error, "the browser's part of the login failed: \(glewlwyd.logTail().suffix(1500))")
                     return
                 }
-                _ = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: redirect))
+                _ = try? await TestTLS.transport().send(HTTPRequest(method: "GET", url: redirect, timeout: 60))
             }
         }
 
@@ -112,11 +112,18 @@ struct GlewlwydDPoPTests {
             let claims = try Self.segment(token.token, 1)
             #expect((claims["cnf"] as? [String: Any])?["jkt"] as? String == key.thumbprint)
             // A resource request with the proof (ath over the token) passes glewlwyd's check at its userinfo endpoint.
-            let answer = try await vault.auth.sendAuthorized(HTTPRequest(method: "GET", url: setup.userinfo))
+            let answer = try await vault.auth.sendAuthorized(
+                HTTPRequest(method: "GET", url: setup.userinfo, timeout: 60)
+            )
             #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
             // The bound token as a bearer token is refused.
             let bearer = try await setup.transport.send(
-                HTTPRequest(method: "GET", url: setup.userinfo, headers: ["Authorization": "Bearer \(token.token)"])
+                HTTPRequest(
+                    method: "GET",
+                    url: setup.userinfo,
+                    headers: ["Authorization": "Bearer \(token.token)"],
+                    timeout: 60
+                )
             )
             #expect(bearer.status != 200)
         }
@@ -140,7 +147,9 @@ struct GlewlwydDPoPTests {
             let vault = try setup.vault()
             try await setup.login(vault)
             _ = try await vault.auth.getAccessToken(forceRefresh: true)
-            let answer = try await vault.auth.sendAuthorized(HTTPRequest(method: "GET", url: setup.userinfo))
+            let answer = try await vault.auth.sendAuthorized(
+                HTTPRequest(method: "GET", url: setup.userinfo, timeout: 60)
+            )
             #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
 
             let exchanges = setup.transport.exchanges.filter {

@@ -15,7 +15,11 @@ struct GlewlwydHarnessTests {
         let discovery: HTTPResponse
         do {
             discovery = try await TestTLS.transport().send(
-                HTTPRequest(method: "GET", url: glewlwyd.issuer.appending(path: ".well-known/openid-configuration"))
+                HTTPRequest(
+                    method: "GET",
+                    url: glewlwyd.issuer.appending(path: ".well-known/openid-configuration"),
+                    timeout: 60
+                )
             )
         } catch {
             glewlwyd.stop()
@@ -34,7 +38,7 @@ struct GlewlwydHarnessTests {
         #expect(!FileManager.default.fileExists(atPath: directory.path))
         // Nothing answers at the address any more.
         await #expect(throws: (any Error).self) {
-            try await TestTLS.transport().send(HTTPRequest(method: "GET", url: glewlwyd.issuer))
+            try await TestTLS.transport().send(HTTPRequest(method: "GET", url: glewlwyd.issuer, timeout: 60))
         }
     }
 

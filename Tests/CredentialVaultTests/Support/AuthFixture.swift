@@ -142,7 +142,8 @@ enum Browser {
                 method: "POST",
                 url: url,
                 headers: headers.merging(["Content-Type": "application/x-www-form-urlencoded"]) { _, form in form },
-                body: Data(body.utf8)
+                body: Data(body.utf8),
+                timeout: 60
             )
         )
     }
@@ -151,7 +152,7 @@ enum Browser {
         let transport = TestTLS.transport()
         var next = url
         for _ in 0..<hops {
-            guard let response = try? await transport.send(HTTPRequest(method: "GET", url: next)),
+            guard let response = try? await transport.send(HTTPRequest(method: "GET", url: next, timeout: 60)),
                 (300..<400).contains(response.status), let location = response.headers["location"],
                 var target = URLComponents(
                     url: URL(string: location, relativeTo: next)?.absoluteURL ?? next,

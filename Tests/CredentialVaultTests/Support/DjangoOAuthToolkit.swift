@@ -338,7 +338,8 @@ func postForm(_ url: URL, _ fields: [String: String]) async throws -> (status: I
             method: "POST",
             url: url,
             headers: ["Content-Type": "application/x-www-form-urlencoded"],
-            body: Data(formEncode(fields).utf8)
+            body: Data(formEncode(fields).utf8),
+            timeout: 60
         )
     )
     return (response.status, response.body)

@@ -15,7 +15,8 @@ struct GlewlwydSession: Sendable {
                 method: "POST",
                 url: baseURL.appending(path: "api/auth/"),
                 headers: ["Content-Type": "application/json"],
-                body: try JSONSerialization.data(withJSONObject: ["username": username, "password": password])
+                body: try JSONSerialization.data(withJSONObject: ["username": username, "password": password]),
+                timeout: 60
             )
         )
         guard response.status == 200, let setCookie = response.headers["set-cookie"],
@@ -40,7 +41,8 @@ struct GlewlwydSession: Sendable {
                 method: method,
                 url: url,
                 headers: headers,
-                body: try json.map { try JSONSerialization.data(withJSONObject: $0) }
+                body: try json.map { try JSONSerialization.data(withJSONObject: $0) },
+                timeout: 60
             )
         )
     }
