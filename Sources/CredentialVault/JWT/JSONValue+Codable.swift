@@ -1,20 +1,13 @@
-/// JSON in and out through `Codable`, so nothing in the package writes JSON by hand but the key-service request
-/// (``KeyServiceRequestBody``: a flat object of strings, written directly because every login sends one).
+/// JSON in and out through `Codable`, so nothing in the package writes JSON by hand.
 ///
 /// Decoding through `JSONDecoder` is for JSON the library itself wrote: a token's claims are decoded by
 /// the strict parser (``JWT/init(token:)``), which refuses duplicate names that `JSONDecoder` lets through.
 extension JSONValue: Codable {
     /// Decodes any JSON value; a number that is not finite is refused.
-    ///
-    /// Each kind is tried in turn, and each miss throws inside the decoder: strings, the usual kind in the records
-    /// and answers the library keeps, are tried first (no other JSON value decodes as a `String`); `Bool` stays
-    /// before `Double`, which some decoders would read from `true`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
         } else if let value = try? container.decode(Double.self) {
@@ -22,6 +15,8 @@ extension JSONValue: Codable {
                 throw DecodingError.dataCorruptedError(in: container, debugDescription: "a number that is not finite")
             }
             self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
         } else if let value = try? container.decode([JSONValue].self) {
             self = .array(value)
         } else {
