@@ -1,7 +1,7 @@
 import Foundation
 
 /// application/x-www-form-urlencoded, as RFC 6749 appendix B asks: every UTF-8 byte outside RFC 3986's unreserved
-/// set as `%XX` (a space too, as `%20`, which every form decoder reads as `+`).
+/// set as `%XX` (a space too: `%20`, which form decoders read as a space, as they read `+`).
 enum FormEncoding {
     static func encode(_ fields: [String: String]) -> String {
         fields.sorted { $0.key < $1.key }

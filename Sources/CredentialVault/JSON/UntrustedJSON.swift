@@ -8,6 +8,8 @@ package import Foundation
 /// error: any server could end the process (issue 21, SIGILL in `JSONError.SourceLocation.sourceLocation`). So the
 /// bytes are first measured with a loop that does not recurse: more than ``maximumDepth`` nested arrays and objects,
 /// or more than the caller's size limit, is refused with a ``Refusal`` before any decoder sees the bytes.
+/// ``members(from:maximumSize:)`` reads with the strict parser instead (``StrictJSONParser``), which bounds nesting as
+/// it reads and refuses a repeated member name: the token endpoint's and the key service's answers go that way.
 /// Each caller maps a refusal, like any other undecodable answer, to its own ``VaultError``. A source scan test
 /// (`UntrustedJSONSourceTests`) fails when code under `Sources/` decodes JSON any other way.
 package enum UntrustedJSON {
@@ -60,19 +62,24 @@ package enum UntrustedJSON {
     }
 
     /// `bytes` as a JSON object's members, read by the strict parser (``StrictJSONParser``: two members of one name
-    /// are refused at every depth, as in a JWT, so no two readers of an answer see different values), without
-    /// `Decodable`'s machinery: the answers every login reads (the token endpoint's, the key service's).
+    /// are refused at every depth, as in a JWT, so no two readers of an answer see different values; nesting is
+    /// bounded as it reads), without `Decodable`'s machinery: the answers every login reads (the token endpoint's,
+    /// the key service's). A UTF-8 byte-order mark before the object is skipped, as Foundation's decoders skip it
+    /// (RFC 8259 section 8.1 lets a parser ignore it; some servers send one).
     ///
-    /// - Throws: ``Refusal``: `.tooLarge` past `maximumSize` bytes, `.notUTF8`, `.tooDeep` past ``maximumDepth``
-    ///   levels, or `.notDecodable` for anything but one JSON object.
+    /// - Throws: ``Refusal``: `.tooLarge` past `maximumSize` bytes, `.notUTF8` for bytes that are not UTF-8,
+    ///   `.tooDeep` past ``maximumDepth`` levels, or `.notDecodable` for anything but one JSON object (a raw NUL or
+    ///   control character included: the strict parser refuses it where it stands).
     package static func members(
         from bytes: Data,
         maximumSize: Int = defaultMaximumSize
     ) throws(Refusal) -> [String: JSONValue] {
         guard bytes.count <= maximumSize else { throw .tooLarge(size: bytes.count, limit: maximumSize) }
+        var text = Array(bytes)
+        if text.starts(with: [0xEF, 0xBB, 0xBF]) { text.removeFirst(3) }
         let value: JSONValue
         do {
-            value = try StrictJSONParser.parse(Array(bytes))
+            value = try StrictJSONParser.parse(text)
         } catch {
             switch error {
             case .invalidUTF8: throw .notUTF8
@@ -82,6 +89,16 @@ package enum UntrustedJSON {
         }
         guard case .object(let members) = value else { throw .notDecodable }
         return members
+    }
+
+    /// The member `name` of `members` (from ``members(from:maximumSize:)``) where the answer may leave it out: `.some(nil)`
+    /// when absent or null, `.some(text)` for a string, nil for any other kind (the answer is not of its shape).
+    package static func optionalString(_ name: String, in members: [String: JSONValue]) -> String?? {
+        switch members[name] {
+        case nil, .null?: .some(nil)
+        case .string(let text)?: .some(text)
+        default: nil
+        }
     }
 
     /// `bytes` as a JSON object (`JSONSerialization`'s dictionary of `Any`).

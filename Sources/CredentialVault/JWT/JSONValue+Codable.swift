@@ -1,7 +1,10 @@
-/// JSON in and out through `Codable`, so nothing in the package writes JSON by hand.
+/// JSON in and out through `Codable`. The few places that write JSON directly write flat objects of strings whose
+/// bytes matter or whose cost does: the RFC 7638 thumbprint input (``DPoPKey``) and the key-service request
+/// (``KeyServiceRequestBody``).
 ///
-/// Decoding through `JSONDecoder` is for JSON the library itself wrote: a token's claims are decoded by
-/// the strict parser (``JWT/init(token:)``), which refuses duplicate names that `JSONDecoder` lets through.
+/// A token's claims, and the token endpoint's and key service's answers, are read by the strict parser
+/// (``JWT/init(token:)``, ``UntrustedJSON/members(from:maximumSize:)``), which refuses duplicate names that
+/// `JSONDecoder` lets through.
 extension JSONValue: Codable {
     /// Decodes any JSON value; a number that is not finite is refused.
     public init(from decoder: any Decoder) throws {

@@ -66,11 +66,12 @@ public struct HTTPKeyService: KeyService {
     /// POSTs v2 `createkey`; an answer without a long secret or a 32-byte `evaluated` is refused.
     public func createKey(blindedElement: Data) async throws(VaultError) -> KeyServiceCreation {
         let body = try await send(.createKeyV2, KeyServiceRequestBody(blinded: Base64URL.encode(blindedElement)))
-        let key = try decode(body, during: .createKeyV2)
+        let answer = try members(body, during: .createKeyV2)
+        let key = try self.key(answer, during: .createKeyV2)
         guard key.longSecret != nil else { throw .noLongSecret(host: host) }
-        guard let answer = try? UntrustedJSON.members(from: body),
-            let evaluated = answer["evaluated"]?.stringValue.flatMap(Self.element)
-        else { throw .keyServiceAnswerNotAKey(host: host, during: .createKeyV2) }
+        guard let evaluated = answer["evaluated"]?.stringValue.flatMap(Self.element) else {
+            throw .keyServiceAnswerNotAKey(host: host, during: .createKeyV2)
+        }
         return KeyServiceCreation(key: key, evaluatedElement: evaluated)
     }
 
@@ -93,7 +94,8 @@ public struct HTTPKeyService: KeyService {
             .evaluate,
             KeyServiceRequestBody(keyid: keyId, blinded: Base64URL.encode(blindedElement))
         )
-        guard let answer = try? UntrustedJSON.members(from: body), answer["keyid"]?.stringValue == keyId,
+        let answer = try members(body, during: .evaluate)
+        guard answer["keyid"]?.stringValue == keyId,
             let evaluated = answer["evaluated"]?.stringValue.flatMap(Self.element),
             let nonce = answer["nonce"]?.stringValue.flatMap({ try? Base64URL.decode($0) }),
             (16...64).contains(nonce.count)
@@ -118,7 +120,7 @@ public struct HTTPKeyService: KeyService {
     private var host: String { baseURL.displayHost }
 
     private func call(_ call: KeyServiceCall, _ body: KeyServiceRequestBody) async throws(VaultError) -> KeyServiceKey {
-        try decode(try await send(call, body), during: call)
+        try key(try members(try await send(call, body), during: call), during: call)
     }
 
     /// Sends `body` to `call`'s path and answers the body of a 200.
@@ -164,21 +166,28 @@ public struct HTTPKeyService: KeyService {
         throw .network(error, service: "the key service", origin: .keyService)
     }
 
-    private func decode(_ body: Data, during call: KeyServiceCall) throws(VaultError) -> KeyServiceKey {
-        // The answer's members, read once: `keyid` and `key` strings, `longsecret` a string when present.
-        guard let answer = try? UntrustedJSON.members(from: body),
-            let keyId = answer["keyid"]?.stringValue, !keyId.isEmpty,
+    /// The answer's members, read once (``UntrustedJSON/members(from:maximumSize:)``).
+    private func members(_ body: Data, during call: KeyServiceCall) throws(VaultError) -> [String: JSONValue] {
+        guard let answer = try? UntrustedJSON.members(from: body) else {
+            throw .keyServiceAnswerNotAKey(host: host, during: call)
+        }
+        return answer
+    }
+
+    /// The key an answer's members hold: `keyid` and `key` strings, `longsecret` a string when present (an empty one
+    /// is none).
+    private func key(_ answer: [String: JSONValue], during call: KeyServiceCall) throws(VaultError) -> KeyServiceKey {
+        guard let keyId = answer["keyid"]?.stringValue, !keyId.isEmpty,
             let key = answer["key"]?.stringValue.flatMap({ try? SecureBytes(base64Encoded: $0) }),
-            (16...64).contains(key.count)
+            (16...64).contains(key.count),
+            let longSecret = UntrustedJSON.optionalString("longsecret", in: answer)
         else {
             throw .keyServiceAnswerNotAKey(host: host, during: call)
         }
-        let longSecret: SecureBytes?
-        switch answer["longsecret"] {
-        case nil, .null?: longSecret = nil
-        case .string(let text)?: longSecret = text.isEmpty ? nil : SecureBytes(Data(text.utf8))
-        default: throw .keyServiceAnswerNotAKey(host: host, during: call)
-        }
-        return KeyServiceKey(keyId: keyId, key: key, longSecret: longSecret)
+        return KeyServiceKey(
+            keyId: keyId,
+            key: key,
+            longSecret: longSecret.flatMap { $0.isEmpty ? nil : SecureBytes(Data($0.utf8)) }
+        )
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
-/// A key-service request: a flat JSON object of strings, names in lower case as the protocol has them, written in
-/// the order of their names (as `JSONEncoder` with `.sortedKeys` writes them). Written directly: every login sends
+/// A key-service request: a flat JSON object of strings, names in lower case as the protocol has them, in the order
+/// of their names: the names and the order `JSONEncoder` with `.sortedKeys` wrote (its escapes differ: `/` is written
+/// as is, control characters as `\u00XX`; any JSON parser reads both the same). Written directly: every login sends
 /// one, and right after Argon2id, with every cache cold, `JSONEncoder` took about 40 µs of it (issue 23).
 struct KeyServiceRequestBody {
     var keyid: String?
@@ -19,6 +20,7 @@ struct KeyServiceRequestBody {
             ("nonce", nonce), ("proof", proof), ("secret", secret),
         ]
         var bytes = Data([UInt8(ascii: "{")])
+        bytes.reserveCapacity(256)
         for case let (name, value?) in fields {
             if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
             Self.append(name, to: &bytes)

@@ -65,12 +65,13 @@ package struct TokenEndpoint: Sendable {
     /// The answer is read once, as members: `access_token` a non-empty string, `refresh_token` and `id_token` strings
     /// when present (null reads as absent; anything else is no token response). `expires_in` as servers send it: a
     /// JSON number, or a number in a string (some do); any other value is no hint, without failing the whole answer
-    /// (the field is only a hint, RFC 6749 section 5.1).
+    /// (the field is only a hint, RFC 6749 section 5.1). A number past `Double`'s range anywhere in the answer is no
+    /// JSON this library reads: the whole answer is refused.
     static func tokenResponse(from body: Data) -> TokenResponse? {
         guard let fields = try? UntrustedJSON.members(from: body),
             case .string(let accessToken)? = fields["access_token"], !accessToken.isEmpty,
-            let refreshToken = optionalString(fields["refresh_token"]),
-            let idToken = optionalString(fields["id_token"])
+            let refreshToken = UntrustedJSON.optionalString("refresh_token", in: fields),
+            let idToken = UntrustedJSON.optionalString("id_token", in: fields)
         else { return nil }
         let expiresIn: Double? =
             switch fields["expires_in"] {
@@ -85,15 +86,6 @@ package struct TokenEndpoint: Sendable {
             expiresIn: lifetime(expiresIn: expiresIn),
             context: fields.filter { !fieldsNotKept.contains($0.key) && !$0.key.hasPrefix(Auth.appContextPrefix) }
         )
-    }
-
-    /// A member that is a string when present: `.some(nil)` when absent or null, nil when it is anything else.
-    private static func optionalString(_ value: JSONValue?) -> String?? {
-        switch value {
-        case nil, .null?: .some(nil)
-        case .string(let text)?: .some(text)
-        default: nil
-        }
     }
 
     private struct Failure: Decodable {

@@ -23,8 +23,9 @@ public struct RefreshToken: Sendable, Hashable, CustomStringConvertible, CustomD
     /// How the user authenticated for this login (`acr`, `amr`, `auth_time` of its latest id token), sealed with
     /// the token; nil for a login without an id token.
     public let loginContext: LoginContext?
-    /// The login's latest id token, sealed with the token for `id_token_hint` (``Auth/endSessionURL()``). Personal
-    /// data: never shown, never logged.
+    /// The login's latest id token, sealed with the token for `id_token_hint` (``Auth/endSessionURL()``), as sealed:
+    /// it may not read as a JWT (a stricter parser in a later version), so it is read through ``Auth/idToken``.
+    /// Personal data: never shown, never logged.
     let idToken: String?
 
     /// A refresh token of `userId`, with the session context, the registered client, the DPoP key and the login

@@ -214,9 +214,7 @@ struct DPoPTests {
             let auth = fixture.vault.auth
             #expect(await auth.refreshToken?.dpopKey == nil)
             #expect(try await auth.getAccessToken().tokenType == "Bearer")
-            let request = try await auth.authorizing(
-                HTTPRequest(method: "GET", url: Self.userinfo(fixture), timeout: 60)
-            )
+            let request = try await auth.authorizing(HTTPRequest(method: "GET", url: Self.userinfo(fixture)))
             #expect(request.headers["Authorization"]?.hasPrefix("Bearer ") == true && request.headers["DPoP"] == nil)
             await #expect(throws: VaultError.self) {
                 try await auth.dpopProof(method: "GET", url: Self.userinfo(fixture))

@@ -54,6 +54,7 @@ struct UntrustedJSONTests {
         }
         let marked = Data([0xEF, 0xBB, 0xBF] + Array(#"{"a":"≁"}"#.utf8))
         #expect(try UntrustedJSON.decode([String: String].self, from: marked)["a"] == "≁")
+        #expect(try UntrustedJSON.members(from: marked)["a"] == .string("≁"))
     }
 
     @Test("64 levels are decoded, 65 are refused: the strict JWT parser's rule")
@@ -91,5 +92,41 @@ struct UntrustedJSONTests {
             try UntrustedJSON.decode([String: String].self, from: Data("]]]}}} not json".utf8))
         }
         #expect(throws: UntrustedJSON.Refusal.notDecodable) { try UntrustedJSON.object(from: Data("[1]".utf8)) }
+    }
+
+    @Test("members: one object read by the strict parser; each refusal named, a repeated name refused at any depth")
+    func members() throws {
+        let read = try UntrustedJSON.members(from: Data(#" {"a":"x","b":null,"c":[1,true],"d":{"e":2}} "#.utf8))
+        #expect(
+            read == [
+                "a": .string("x"), "b": .null, "c": .array([.number(1), .bool(true)]), "d": .object(["e": .number(2)]),
+            ]
+        )
+        let refusals: [(String, [UInt8], UntrustedJSON.Refusal)] = [
+            ("a repeated name", Array(#"{"a":"x","a":"y"}"#.utf8), .notDecodable),
+            ("a repeated name one level down", Array(#"{"a":{"b":1,"b":2}}"#.utf8), .notDecodable),
+            ("an array", Array("[]".utf8), .notDecodable),
+            ("a string", Array(#""x""#.utf8), .notDecodable),
+            ("text after the object", Array(#"{"a":1} {}"#.utf8), .notDecodable),
+            ("a raw NUL in a string", [0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0x00, 0x22, 0x7D], .notDecodable),
+            ("a byte that is not UTF-8", [0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D], .notUTF8),
+            ("65 levels", Array(Self.nested(65)), .tooDeep(limit: 64)),
+        ]
+        for (what, bytes, refusal) in refusals {
+            #expect(throws: refusal, "\(what)") { try UntrustedJSON.members(from: Data(bytes)) }
+        }
+        #expect(throws: UntrustedJSON.Refusal.tooLarge(size: 9, limit: 8)) {
+            try UntrustedJSON.members(from: Data(#"{"a":"x"}"#.utf8), maximumSize: 8)
+        }
+    }
+
+    @Test("optionalString: absent and null are none, a string is itself, any other kind is not the answer's shape")
+    func optionalString() {
+        let members: [String: JSONValue] = ["s": .string("x"), "n": .null, "i": .number(5), "o": .object([:])]
+        #expect(UntrustedJSON.optionalString("s", in: members) == .some("x"))
+        #expect(UntrustedJSON.optionalString("n", in: members) == .some(nil))
+        #expect(UntrustedJSON.optionalString("absent", in: members) == .some(nil))
+        #expect(UntrustedJSON.optionalString("i", in: members) == nil)
+        #expect(UntrustedJSON.optionalString("o", in: members) == nil)
     }
 }

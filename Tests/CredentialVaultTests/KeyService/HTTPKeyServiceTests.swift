@@ -71,6 +71,50 @@ struct HTTPKeyServiceTests {
         }
     }
 
+    /// Answers every request with `body` (status 200).
+    struct CannedAnswer: HTTPTransport {
+        let body: String
+        func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+            HTTPResponse(status: 200, body: Data(body.utf8))
+        }
+    }
+
+    @Test(
+        "the key answer's shape: keyid and key strings, longsecret a string when present (null or empty is none)",
+        arguments: [
+            (#"{"keyid":"k","key":"AAECAwQFBgcICQoLDA0ODw==","longsecret":"ls"}"#, "ls"),
+            (#"{"keyid":"k","key":"AAECAwQFBgcICQoLDA0ODw==","longsecret":null}"#, nil),
+            (#"{"keyid":"k","key":"AAECAwQFBgcICQoLDA0ODw==","longsecret":""}"#, nil),
+            ("\u{FEFF}" + #"{"keyid":"k","key":"AAECAwQFBgcICQoLDA0ODw=="}"#, nil),
+        ] as [(String, String?)]
+    )
+    func answerShape(body: String, longSecret: String?) async throws {
+        let client = try HTTPKeyService(
+            baseURL: URL(string: "http://127.0.0.1:9/keyservice/v1/")!,
+            transport: CannedAnswer(body: body)
+        )
+        let key = try await client.getKey(keyId: "k", secret: secret)
+        #expect(key.keyId == "k" && key.key == SecureBytes(Data(0..<16)))
+        #expect(key.longSecret == longSecret.map { SecureBytes(Data($0.utf8)) })
+    }
+
+    @Test(
+        "no key: longsecret not a string, keyid missing or empty, a key of the wrong size, a repeated name",
+        arguments: [
+            #"{"keyid":"k","key":"AAECAwQFBgcICQoLDA0ODw==","longsecret":5}"#,
+            #"{"key":"AAECAwQFBgcICQoLDA0ODw=="}"#, #"{"keyid":"","key":"AAECAwQFBgcICQoLDA0ODw=="}"#,
+            #"{"keyid":"k","key":"AAEC"}"#, #"{"keyid":"k","keyid":"j","key":"AAECAwQFBgcICQoLDA0ODw=="}"#,
+        ]
+    )
+    func notAKey(body: String) async throws {
+        let client = try HTTPKeyService(
+            baseURL: URL(string: "http://127.0.0.1:9/keyservice/v1/")!,
+            transport: CannedAnswer(body: body)
+        )
+        let error = await #expect(throws: VaultError.self) { try await client.getKey(keyId: "k", secret: secret) }
+        #expect(error?.kind == .unexpectedAnswer, "\(String(describing: error))")
+    }
+
     @Test("faults: a 500 is a refusal, an undecodable 200 an unexpected answer, a dropped connection a network error")
     func faults() async throws {
         try await KeyServiceMockServer.withServer { server in

@@ -6,7 +6,7 @@ import Testing
 @Suite("The key-service request body is the JSON object Foundation reads back")
 struct KeyServiceRequestBodyTests {
     /// What the key service reads: Foundation's decoder, an independent reader of RFC 8259.
-    private struct Read: Decodable, Equatable {
+    private struct Read: Codable, Equatable {
         var keyid: String?
         var secret: String?
         var longsecret: String?
@@ -16,13 +16,30 @@ struct KeyServiceRequestBodyTests {
         var proof: String?
     }
 
-    @Test("a v1 key request is written as JSONEncoder with sorted keys writes it")
-    func keyRequest() {
+    @Test("every field in the order of its name, as JSONEncoder with sorted keys writes it")
+    func keyRequest() throws {
         let body = KeyServiceRequestBody(keyid: "3f1c-key", secret: "c2VjcmV0LWJhc2U2NHVybA")
         #expect(
             String(decoding: body.json, as: UTF8.self) == #"{"keyid":"3f1c-key","secret":"c2VjcmV0LWJhc2U2NHVybA"}"#
         )
         #expect(String(decoding: KeyServiceRequestBody().json, as: UTF8.self) == "{}")
+        let all = KeyServiceRequestBody(
+            keyid: "k",
+            secret: "s",
+            longsecret: "l",
+            blinded: "b",
+            authkey: "a",
+            nonce: "n",
+            proof: "p"
+        )
+        let expected =
+            #"{"authkey":"a","blinded":"b","keyid":"k","longsecret":"l","nonce":"n","proof":"p","secret":"s"}"#
+        #expect(String(decoding: all.json, as: UTF8.self) == expected)
+        // The same bytes JSONEncoder writes with sorted keys, for text it escapes no differently.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let read = try JSONDecoder().decode(Read.self, from: all.json)
+        #expect(try encoder.encode(read) == all.json)
     }
 
     @Test("quotes, backslashes, every control character and non-ASCII text come back as written")

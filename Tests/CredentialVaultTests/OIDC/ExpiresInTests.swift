@@ -48,4 +48,32 @@ struct ExpiresInTests {
         let answer = try #require(TokenEndpoint.tokenResponse(from: Data(#"{"access_token":"a.b.c"}"#.utf8)))
         #expect(answer.expiresIn == nil)
     }
+
+    @Test(
+        "the token answer's shape: refresh_token and id_token strings when present, null as absent; else no answer",
+        arguments: [
+            (#"{"access_token":"a","refresh_token":"r","id_token":"i"}"#, "r", "i"),
+            (#"{"access_token":"a","refresh_token":null,"id_token":null}"#, nil, nil),
+            (#"{"access_token":"a","refresh_token":""}"#, nil, nil),
+            ("\u{FEFF}" + #"{"access_token":"a","refresh_token":"r"}"#, "r", nil),
+        ] as [(String, String?, String?)]
+    )
+    func shape(body: String, refreshToken: String?, idToken: String?) throws {
+        let answer = try #require(TokenEndpoint.tokenResponse(from: Data(body.utf8)))
+        #expect(answer.accessToken == "a")
+        #expect(answer.refreshToken == refreshToken)
+        #expect(answer.idToken == idToken)
+    }
+
+    @Test(
+        "no token answer: no access token, an empty one, a refresh_token or id_token not a string, a repeated name",
+        arguments: [
+            #"{"token_type":"Bearer"}"#, #"{"access_token":""}"#, #"{"access_token":5}"#,
+            #"{"access_token":"a","refresh_token":5}"#, #"{"access_token":"a","id_token":{}}"#,
+            #"{"access_token":"a","access_token":"b"}"#, #"{"access_token":"a","scope":"x","scope":"y"}"#, "[]",
+        ]
+    )
+    func notAnAnswer(body: String) {
+        #expect(TokenEndpoint.tokenResponse(from: Data(body.utf8)) == nil)
+    }
 }
