@@ -63,34 +63,14 @@ struct EndSessionTests {
             let context = try #require(await auth.loginContext)
             // The envelope keeps the id token as sealed (SealedLoginContextTests): it is read as a JWT where it is
             // used. A refresh answer brings a new one at once, so the session holds the old one here directly.
-            await auth.holdSession(
-                RefreshToken(
-                    token: "rt",
-                    userId: userId,
-                    context: [:],
-                    client: nil,
-                    dpopKey: nil,
-                    loginContext: context,
-                    idToken: "not-a-jwt"
-                )
-            )
+            await auth.holdSession(userId: userId, loginContext: context, idToken: "not-a-jwt")
             #expect(await auth.idToken == nil)
             #expect(await auth.loginContext == context, "the rest of the login part stays")
             let fields = Self.fields(try #require(try await auth.endSessionURL()))
             #expect(fields["id_token_hint"] == nil, "\(fields.keys.sorted())")
             #expect(fields["client_id"] == "vault")
             // The same session with an id token that reads: it is the hint.
-            await auth.holdSession(
-                RefreshToken(
-                    token: "rt",
-                    userId: userId,
-                    context: [:],
-                    client: nil,
-                    dpopKey: nil,
-                    loginContext: context,
-                    idToken: sent.token
-                )
-            )
+            await auth.holdSession(userId: userId, loginContext: context, idToken: sent.token)
             #expect(Self.fields(try #require(try await auth.endSessionURL()))["id_token_hint"] == sent.token)
         }
     }
@@ -114,9 +94,18 @@ struct EndSessionTests {
 }
 
 extension Auth {
-    /// A session holding `refreshToken` in memory (no envelope): what a login leaves, without the refresh that would
-    /// replace its id token.
-    fileprivate func holdSession(_ refreshToken: RefreshToken) {
-        session = ActiveSession(userId: refreshToken.userId, refreshToken: refreshToken, envelope: nil)
+    /// A session in memory (no envelope) whose refresh token carries `loginContext` and `idToken`: what a login
+    /// leaves, without the refresh that would replace its id token.
+    fileprivate func holdSession(userId: String, loginContext: LoginContext, idToken: String) {
+        let token = RefreshToken(
+            token: "rt",
+            userId: userId,
+            context: [:],
+            client: nil,
+            dpopKey: nil,
+            loginContext: loginContext,
+            idToken: idToken
+        )
+        session = ActiveSession(userId: userId, refreshToken: token, envelope: nil)
     }
 }
