@@ -199,8 +199,13 @@ extension UserStorage {
     /// The record says whether the count is complete: it is written as `0` at a success and for a new key, so a
     /// count that starts without it (the record removed, or a store that could not take it) is kept as `N?`, at
     /// least N (``wrongPasswordsKnownHere(userId:)`` is then nil).
+    ///
+    /// `recorded` is the record as read under the same hold of the session lock (``recordedAttempts(userId:)``),
+    /// which every writer of it holds: a password login reads it while Argon2id computes (issue 23), and a success
+    /// that finds `0` there writes nothing.
     func countingAttempts<Opened>(
         userId: String,
+        recorded: Data?,
         _ call: () async throws(VaultError) -> Opened
     ) async throws(VaultError) -> Opened {
         let name = StoreFile.attempts.name(userId: userId)
@@ -209,7 +214,7 @@ extension UserStorage {
         switch result {
         case .success(let key):
             // Best effort: a store that cannot take the record (read-only) still logs in; the count is then unknown.
-            if (try? store.read(name)) != Data("0".utf8) {
+            if recorded != Data("0".utf8) {
                 try? store.withLock { () throws(VaultError) in try store.write(Data("0".utf8), to: name) }
             }
             return key
@@ -225,6 +230,12 @@ extension UserStorage {
         case .failure(let error):
             throw error
         }
+    }
+
+    /// The record of wrong passwords in a row (``countingAttempts(userId:recorded:_:)``); nil when there is none or
+    /// it cannot be read.
+    nonisolated func recordedAttempts(userId: String) -> Data? {
+        try? store.read(StoreFile.attempts.name(userId: userId))
     }
 
     /// Runs a key-service call; whatever it throws is the key service's error.

@@ -26,10 +26,12 @@ extension UserStorage {
         )
     }
 
-    /// ``unlock(userId:password:under:)``; with `reservingSpace`, a v1 key's unlock also takes the space of the envelope
-    /// the login will write (``reserveEnvelopeSpace()``) while the key service answers, and leaves the outcome in
-    /// `reservation` for ``Auth`` to use before it sends the refresh. The fsync'd reservation waits on the disk while
-    /// the call waits on the network; it starts after Argon2id, so no step of it hides in the key derivation.
+    /// ``unlock(userId:password:under:)``; with `reservingSpace`, the unlock also takes the space of the envelope the
+    /// login will write (``reserveEnvelopeSpace()``) and leaves the outcome in `reservation` for ``Auth`` to use before
+    /// it sends the refresh. The reservation needs nothing the password gives, so it starts with Argon2id: its file,
+    /// allocation and fsync wait on the disk on a thread of their own while Argon2id computes, instead of beside the
+    /// key-service call, where they slowed its answer (issue 23: 0.4–0.5 ms on loopback, the key service's own commit
+    /// sharing the disk). The record of wrong passwords (``countingAttempts(userId:recorded:_:)``) is read then too.
     func unlock(
         userId: String,
         password: String,
@@ -46,24 +48,27 @@ extension UserStorage {
             throw .unexpectedRecord("the envelope's key-derivation settings are unusable: \(error.reason)")
         }
         let clock = ContinuousClock()
+        // Awaited on every way out: a reservation the login does not use (a wrong password) is removed at once.
+        async let reserved = reservingSpace ? reservedSpace() : nil
+        async let recorded = recordedAttempts(userId: userId)
         let started = clock.now
         let (authSecret, wrapKey) = try await deriveSecrets(password, parameters)
         let derived = clock.now
         var opened: (refreshToken: RefreshToken, envelope: UnlockedEnvelope)
         if envelope.keyServiceVersion == .v2 {
-            let (dataKey, key) = try await countingAttempts(userId: userId) { () async throws(VaultError) in
+            let (dataKey, key) = try await countingAttempts(userId: userId, recorded: await recorded) {
+                () async throws(VaultError) in
                 try await openPasswordBox(envelope, input: authSecret, wrapKey: wrapKey)
             }
             let finished = clock.now
+            reservation = await reserved
             guard key.keyId == envelope.keyId else { throw VaultError.wrongKey }
             opened = try open(envelope, dataKey: dataKey, key: key)
             opened.envelope.timings = (keyDerivation: derived - started, keyService: finished - derived)
             logger.debug("the password opened the envelope (key-service protocol v2)")
             return opened
         }
-        // Awaited on every way out: a reservation the login does not use (a wrong password) is removed at once.
-        async let reserved = reservingSpace ? reservedSpace() : nil
-        let key = try await countingAttempts(userId: userId) { () async throws(VaultError) in
+        let key = try await countingAttempts(userId: userId, recorded: await recorded) { () async throws(VaultError) in
             try await keyService.getKey(keyId: envelope.keyId, secret: authSecret.base64URLEncoded())
         }
         let finished = clock.now
@@ -101,7 +106,8 @@ extension UserStorage {
         let longSecret = SecureBytes(Data(stored.longSecret.utf8))
         let key: KeyServiceKey
         do {
-            key = try await countingAttempts(userId: userId) { () async throws(VaultError) in
+            key = try await countingAttempts(userId: userId, recorded: recordedAttempts(userId: userId)) {
+                () async throws(VaultError) in
                 try await keyService.getKey(keyId: envelope.keyId, longSecret: longSecret)
             }
         } catch {
