@@ -1,10 +1,10 @@
-/// JSON in and out through `Codable`. The few places that write JSON directly write flat objects of strings whose
-/// bytes matter or whose cost does: the RFC 7638 thumbprint input (``DPoPKey``) and the key-service request
-/// (``KeyServiceRequestBody``).
+/// JSON in and out through `Codable`. The places that write JSON directly write what a login writes, or bytes that
+/// matter: the key-service request, the envelope and the record sealed in it (``JSONWriter``), and the RFC 7638
+/// thumbprint input (``DPoPKey``).
 ///
-/// A token's claims, and the token endpoint's and key service's answers, are read by the strict parser
-/// (``JWT/init(token:)``, ``UntrustedJSON/members(from:maximumSize:)``), which refuses duplicate names that
-/// `JSONDecoder` lets through.
+/// A token's claims, the token endpoint's and key service's answers, the envelope and its sealed record are read by
+/// the strict parser (``JWT/init(token:)``, ``UntrustedJSON/members(from:maximumSize:)``), which refuses duplicate
+/// names that `JSONDecoder` lets through.
 extension JSONValue: Codable {
     /// Decodes any JSON value; a number that is not finite is refused.
     public init(from decoder: any Decoder) throws {

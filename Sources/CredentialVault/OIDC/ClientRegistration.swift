@@ -15,7 +15,7 @@ public struct ClientRegistration: Sendable, Hashable, CustomStringConvertible, C
     CustomReflectable
 {
     /// A private key of the client, in PEM, with its `kid` and the algorithm its assertions carry.
-    struct Key: Codable, Sendable, Hashable {
+    struct Key: Sendable, Hashable {
         let pem: String
         let kid: String
         let alg: String
@@ -125,39 +125,51 @@ public struct ClientRegistration: Sendable, Hashable, CustomStringConvertible, C
 
     // MARK: Sealing
 
-    /// The record sealed in the envelope.
-    struct Sealed: Codable {
-        let client_id: String
-        let token_endpoint_auth_method: String
-        let registration_client_uri: String?
-        let metadata: [String: JSONValue]
-        let client_secret: String?
-        let registration_access_token: String?
-        let keys: [Key]
+    /// The registration as sealed in the envelope's record (``SealedRecord``): `client_id`,
+    /// `token_endpoint_auth_method`, `metadata`, `keys` (each `pem`, `kid`, `alg`), and `registration_client_uri`,
+    /// `client_secret` and `registration_access_token` when set. Secrets: never log it.
+    var sealed: JSONValue {
+        var members: [String: JSONValue] = [
+            "client_id": .string(clientId),
+            "token_endpoint_auth_method": .string(method.name),
+            "metadata": .object(metadata),
+            "keys": .array(keys.map { ["pem": .string($0.pem), "kid": .string($0.kid), "alg": .string($0.alg)] }),
+        ]
+        members["registration_client_uri"] = registrationClientURI.map { .string($0.absoluteString) }
+        members["client_secret"] = clientSecret.map(JSONValue.string)
+        members["registration_access_token"] = registrationAccessToken.map(JSONValue.string)
+        return .object(members)
     }
 
-    var sealed: Sealed {
-        Sealed(
-            client_id: clientId,
-            token_endpoint_auth_method: method.name,
-            registration_client_uri: registrationClientURI?.absoluteString,
-            metadata: metadata,
-            client_secret: clientSecret,
-            registration_access_token: registrationAccessToken,
-            keys: keys
-        )
-    }
-
-    init?(sealed: Sealed) {
-        guard !sealed.client_id.isEmpty else { return nil }
+    /// The registration ``sealed`` wrote (a member left out or null where it may be absent); nil when `sealed` is not
+    /// one.
+    init?(sealed json: JSONValue) {
+        guard let sealed = json.objectValue, case .string(let clientId)? = sealed["client_id"], !clientId.isEmpty,
+            case .string(let method)? = sealed["token_endpoint_auth_method"],
+            case .object(let metadata)? = sealed["metadata"],
+            case .array(let sealedKeys)? = sealed["keys"],
+            case .some(let registrationClientURI) = UntrustedJSON.optionalString("registration_client_uri", in: sealed),
+            case .some(let clientSecret) = UntrustedJSON.optionalString("client_secret", in: sealed),
+            case .some(let registrationAccessToken) = UntrustedJSON.optionalString(
+                "registration_access_token",
+                in: sealed
+            )
+        else { return nil }
+        var keys: [Key] = []
+        for key in sealedKeys {
+            guard let fields = key.objectValue, case .string(let pem)? = fields["pem"],
+                case .string(let kid)? = fields["kid"], case .string(let alg)? = fields["alg"]
+            else { return nil }
+            keys.append(Key(pem: pem, kid: kid, alg: alg))
+        }
         self.init(
-            clientId: sealed.client_id,
-            method: ClientAuthentication.Method(name: sealed.token_endpoint_auth_method),
-            registrationClientURI: sealed.registration_client_uri.flatMap(URL.init(string:)),
-            metadata: sealed.metadata,
-            clientSecret: sealed.client_secret,
-            registrationAccessToken: sealed.registration_access_token,
-            keys: sealed.keys
+            clientId: clientId,
+            method: ClientAuthentication.Method(name: method),
+            registrationClientURI: registrationClientURI.flatMap(URL.init(string:)),
+            metadata: metadata,
+            clientSecret: clientSecret,
+            registrationAccessToken: registrationAccessToken,
+            keys: keys
         )
     }
 

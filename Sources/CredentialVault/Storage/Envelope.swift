@@ -13,12 +13,12 @@ import VaultCrypto
 ///
 /// Version 1 (the token sealed with a key derived from the password's wrap key) still opens, and is
 /// rewritten as version 2 at the next successful login.
-struct Envelope: Codable, Sendable {
+struct Envelope: Sendable {
     static let version1 = "credential-vault/v1"
     static let currentFormat = "credential-vault/v2"
     static let kdfAlgorithm = "argon2id13"
 
-    struct KDF: Codable, Sendable {
+    struct KDF: Sendable {
         var algorithm: String
         var opsLimit: UInt64
         var memLimitBytes: UInt64
@@ -26,7 +26,7 @@ struct Envelope: Codable, Sendable {
     }
 
     /// One XChaCha20-Poly1305 box, base64url.
-    struct Box: Codable, Sendable {
+    struct Box: Sendable {
         var nonce: String
         var ciphertext: String
 
@@ -34,6 +34,16 @@ struct Envelope: Codable, Sendable {
             nonce = Base64URL.encode(sealed.nonce)
             ciphertext = Base64URL.encode(sealed.ciphertext)
         }
+
+        init?(json: JSONValue) {
+            guard let members = json.objectValue, case .string(let nonce)? = members["nonce"],
+                case .string(let ciphertext)? = members["ciphertext"]
+            else { return nil }
+            self.nonce = nonce
+            self.ciphertext = ciphertext
+        }
+
+        var json: JSONValue { ["nonce": .string(nonce), "ciphertext": .string(ciphertext)] }
 
         func open(key: SecureBytes, associatedData: Data) throws(CryptoError) -> SecureBytes {
             let sealed = XChaCha20Poly1305.SealedBox(
@@ -265,32 +275,71 @@ struct Envelope: Codable, Sendable {
 
     // MARK: Encoding
 
-    private struct FormatProbe: Decodable {
-        let format: String
+    // The file is a JSON object: `format`, `userId`, `keyId`, `kdf` (`algorithm`, `opsLimit`, `memLimitBytes`,
+    // `salt`), `nonce`, `ciphertext`, `createdAt` and `updatedAt` always; `binding` (``EnvelopeBinding/sealed``),
+    // `keyServiceProtocol`, `passwordWrap` and `deviceWrap` (each `nonce`, `ciphertext`) and `payload` when set.
+    // Written by ``JSONWriter``, laid out for a person to read, and read by the strict parser, not through `Codable`:
+    // every login writes one, with every cache cold after Argon2id (issue 23). `JSONEncoder` wrote the envelopes of
+    // earlier versions: the same members, which read the same. Every number is a whole one below 2^53, which a
+    // `Double` holds exactly: a larger one is no envelope this library wrote.
+
+    /// The envelope as JSON.
+    var json: JSONValue {
+        var members: [String: JSONValue] = [
+            "format": .string(format),
+            "userId": .string(userId),
+            "keyId": .string(keyId),
+            "kdf": [
+                "algorithm": .string(kdf.algorithm),
+                "opsLimit": .number(Double(kdf.opsLimit)),
+                "memLimitBytes": .number(Double(kdf.memLimitBytes)),
+                "salt": .string(kdf.salt),
+            ],
+            "nonce": .string(nonce),
+            "ciphertext": .string(ciphertext),
+            "createdAt": .number(Double(createdAt)),
+            "updatedAt": .number(Double(updatedAt)),
+        ]
+        members["binding"] = binding?.sealed
+        members["keyServiceProtocol"] = keyServiceProtocol.map { .number(Double($0)) }
+        members["passwordWrap"] = passwordWrap?.json
+        members["deviceWrap"] = deviceWrap?.json
+        members["payload"] = payload.map(JSONValue.string)
+        return .object(members)
     }
 
+    /// `value` as a whole number of magnitude below 2^53; nil for anything else (absent included).
+    private static func whole(_ value: JSONValue?) -> Int64? {
+        guard case .number(let number)? = value, abs(number) < 0x20_0000_0000_0000 else { return nil }
+        return Int64(exactly: number)
+    }
+
+    /// A member that may be absent: `.some(nil)` when absent or null, `.some(read)` when `read` takes it, nil when
+    /// it does not.
+    private static func optional<Value>(_ value: JSONValue?, _ read: (JSONValue) -> Value?) -> Value?? {
+        switch value {
+        case nil, .null?: .some(nil)
+        case let value?: read(value).map { .some($0) }
+        }
+    }
+
+    /// The file's bytes (``json``, laid out).
     func encoded() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        // Encoding plain strings, numbers and dates cannot fail.
-        return try! encoder.encode(self)
+        Data(JSONWriter.bytes(of: json, indented: true))
     }
 
     /// Decodes an envelope read from `path`; a record of another format is reported, never guessed at.
     static func decode(_ data: Data, path: String) throws(VaultError) -> Envelope {
-        // One parse for a readable envelope (a login reads it up to three times); only bytes that are not one are
-        // parsed again, for their format field alone, to tell a damaged record from a newer format.
-        guard let envelope = try? UntrustedJSON.decode(Envelope.self, from: data) else {
-            guard let probe = try? UntrustedJSON.decode(FormatProbe.self, from: data) else {
-                throw .damagedRecord(path: path, "not an envelope (no format field)")
-            }
-            guard probe.format == currentFormat || probe.format == version1 else {
-                throw .unsupportedFormat(path: path, format: probe.format)
-            }
-            throw .damagedRecord(path: path, "a field is missing or has the wrong type")
+        // One parse for a readable envelope (a login reads it up to three times). A record of a format this version
+        // does not know is reported as such, whatever else it holds.
+        guard let members = try? UntrustedJSON.members(from: data), case .string(let format)? = members["format"] else {
+            throw .damagedRecord(path: path, "not an envelope (no format field)")
         }
-        guard envelope.format == currentFormat || envelope.format == version1 else {
-            throw .unsupportedFormat(path: path, format: envelope.format)
+        guard format == currentFormat || format == version1 else {
+            throw .unsupportedFormat(path: path, format: format)
+        }
+        guard let envelope = Envelope(json: members) else {
+            throw .damagedRecord(path: path, "a field is missing or has the wrong type")
         }
         guard envelope.kdf.algorithm == kdfAlgorithm else {
             throw .unsupportedFormat(path: path, format: "\(envelope.format) with KDF \(envelope.kdf.algorithm)")
@@ -308,5 +357,45 @@ struct Envelope: Codable, Sendable {
             throw .damagedRecord(path: path, "the password box is missing")
         }
         return envelope
+    }
+}
+
+extension Envelope {
+    /// The envelope ``json`` wrote (a member that may be absent also read as absent when null); nil when `members`
+    /// is not one.
+    init?(json members: [String: JSONValue]) {
+        guard case .string(let format)? = members["format"], case .string(let userId)? = members["userId"],
+            case .string(let keyId)? = members["keyId"], let kdf = members["kdf"]?.objectValue,
+            case .string(let algorithm)? = kdf["algorithm"], let opsLimit = Self.whole(kdf["opsLimit"]),
+            let memLimitBytes = Self.whole(kdf["memLimitBytes"]), case .string(let salt)? = kdf["salt"],
+            case .string(let nonce)? = members["nonce"], case .string(let ciphertext)? = members["ciphertext"],
+            let createdAt = Self.whole(members["createdAt"]), let updatedAt = Self.whole(members["updatedAt"]),
+            opsLimit >= 0, memLimitBytes >= 0,
+            case .some(let binding) = Self.optional(members["binding"], { EnvelopeBinding(sealed: $0) }),
+            case .some(let keyServiceProtocol) = Self.optional(members["keyServiceProtocol"], { Self.whole($0) }),
+            case .some(let passwordWrap) = Self.optional(members["passwordWrap"], { Box(json: $0) }),
+            case .some(let deviceWrap) = Self.optional(members["deviceWrap"], { Box(json: $0) }),
+            case .some(let payload) = UntrustedJSON.optionalString("payload", in: members)
+        else { return nil }
+        self.init(
+            format: format,
+            userId: userId,
+            keyId: keyId,
+            kdf: KDF(
+                algorithm: algorithm,
+                opsLimit: UInt64(opsLimit),
+                memLimitBytes: UInt64(memLimitBytes),
+                salt: salt
+            ),
+            binding: binding,
+            keyServiceProtocol: keyServiceProtocol.map { Int($0) },
+            passwordWrap: passwordWrap,
+            deviceWrap: deviceWrap,
+            payload: payload,
+            nonce: nonce,
+            ciphertext: ciphertext,
+            createdAt: createdAt,
+            updatedAt: updatedAt
+        )
     }
 }

@@ -29,6 +29,20 @@ public struct EnvelopeBinding: Codable, Sendable, Hashable {
         self.keyService = keyService
     }
 
+    /// The binding as an envelope holds it (``Envelope/json``): `issuer`, `clientId`, `keyService`, the names its
+    /// `Codable` form has.
+    var sealed: JSONValue {
+        ["issuer": .string(issuer), "clientId": .string(clientId), "keyService": .string(keyService)]
+    }
+
+    /// The binding ``sealed`` wrote; nil when `sealed` is not one.
+    init?(sealed: JSONValue) {
+        guard let members = sealed.objectValue, case .string(let issuer)? = members["issuer"],
+            case .string(let clientId)? = members["clientId"], case .string(let keyService)? = members["keyService"]
+        else { return nil }
+        self.init(issuer: issuer, clientId: clientId, keyService: keyService)
+    }
+
     /// The fields in which the `configured` binding differs from this stored one, in words (empty when they are the
     /// same). A configuration without a client id registers its client: any client id stored is its own.
     func differences(from configured: EnvelopeBinding) -> [String] {

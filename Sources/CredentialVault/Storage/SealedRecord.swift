@@ -9,58 +9,28 @@ import VaultCrypto
 /// Which of the two the box holds is the envelope's `payload` field, which is part of the box's associated data:
 /// a box is never read as the other kind.
 enum SealedRecord {
-    /// `payload` of a box holding ``Record`` JSON without a registered client; nil is the token's UTF-8 alone.
+    /// `payload` of a box holding a JSON record without a registered client; nil is the token's UTF-8 alone.
     static let recordPayload = "credential-vault/record/v1"
-    /// `payload` of a box holding ``Record`` JSON with a registered client. A version of the library that knows only
+    /// `payload` of a box holding a JSON record with a registered client. A version of the library that knows only
     /// version 1 refuses it as a newer format instead of sealing the token again without the client.
     static let clientRecordPayload = "credential-vault/record/v2"
-    /// `payload` of a box holding ``Record`` JSON with a DPoP key (and maybe a registered client). A version that
+    /// `payload` of a box holding a JSON record with a DPoP key (and maybe a registered client). A version that
     /// knows no DPoP refuses it instead of sealing the token again without its key, which would strand the login.
     static let dpopRecordPayload = "credential-vault/record/v3"
-    /// `payload` of a box holding ``Record`` JSON with the login's id token and ``LoginContext`` (and maybe a
+    /// `payload` of a box holding a JSON record with the login's id token and ``LoginContext`` (and maybe a
     /// registered client and a DPoP key). A version that knows no login context refuses it instead of sealing the
     /// token again without them, which would lose the `id_token_hint` and the step-up state.
     static let loginRecordPayload = "credential-vault/record/v4"
     /// Every payload this version reads.
     static let payloads: Set<String> = [recordPayload, clientRecordPayload, dpopRecordPayload, loginRecordPayload]
 
-    private struct Record: Codable {
-        let refresh_token: String
-        let context: [String: JSONValue]
-        let client: ClientRegistration.Sealed?
-        /// The DPoP private key (``DPoPKey``), base64url; only in ``dpopRecordPayload`` and ``loginRecordPayload``
-        /// records.
-        let dpop_key: String?
-        /// The login's id token and context; exactly in ``loginRecordPayload`` records.
-        let login: Login?
-    }
-
-    /// The login part of a version 4 record: the latest id token (compact JWS) and ``LoginContext``.
-    private struct Login: Codable {
-        let id_token: String?
-        let acr: String?
-        let amr: [String]
-        /// Unix seconds.
-        let auth_time: Double?
-        let acr_values: [String]
-
-        init(idToken: String?, context: LoginContext?) {
-            id_token = idToken
-            acr = context?.acr
-            amr = context?.amr ?? []
-            auth_time = context?.authTime?.timeIntervalSince1970
-            acr_values = context?.requestedACRValues ?? []
-        }
-
-        var context: LoginContext {
-            LoginContext(
-                acr: acr,
-                amr: amr,
-                authTime: auth_time.map { Date(timeIntervalSince1970: $0) },
-                requestedACRValues: acr_values
-            )
-        }
-    }
+    // The record is a JSON object: `refresh_token` (a string, not empty) and `context` (an object) always;
+    // `client` (``ClientRegistration/sealed``) and `dpop_key` (``DPoPKey/sealed``, base64url) when the token has
+    // them; `login` exactly in a ``loginRecordPayload`` record: `amr` and `acr_values` (arrays of strings) always,
+    // `id_token` (compact JWS), `acr` (strings) and `auth_time` (Unix seconds) when known. Written by ``JSONWriter`` and
+    // read by the strict parser (``StrictJSONParser``), not through `Codable`: every login reads one and writes one,
+    // with every cache cold after Argon2id (issue 23). `JSONEncoder` wrote the records of earlier versions: the same
+    // members, which read the same.
 
     /// The plaintext to seal for `token`, and the payload to name in the envelope.
     static func plaintext(of token: RefreshToken) -> (plaintext: SecureBytes, payload: String?) {
@@ -68,35 +38,52 @@ enum SealedRecord {
         guard !token.context.isEmpty || token.client != nil || token.dpopKey != nil || login else {
             return (SecureBytes(Data(token.token.utf8)), nil)
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        // A number that is not finite has no JSON form: it is kept as null. Then every value encodes.
-        let context = token.context.mapValues(finite)
-        let client = token.client.map { $0.sealed }
-        let record = Record(
-            refresh_token: token.token,
-            context: context,
-            client: client,
-            dpop_key: token.dpopKey?.sealed,
-            login: login ? Login(idToken: token.idToken, context: token.loginContext) : nil
-        )
-        var data = try! encoder.encode(record)
-        defer { data.resetBytes(in: 0..<data.count) }
+        // A number in the context that is not finite has no JSON form: the writer keeps it as null.
+        var record: [String: JSONValue] = ["refresh_token": .string(token.token), "context": .object(token.context)]
+        record["client"] = token.client?.sealed
+        record["dpop_key"] = token.dpopKey.map { .string($0.sealed) }
+        if login { record["login"] = sealed(idToken: token.idToken, context: token.loginContext) }
+        var bytes = JSONWriter.bytes(of: .object(record))
+        // The copy holds the refresh token: zeroed once it is in the secure buffer.
+        defer { zero(&bytes) }
         let payload =
             login
             ? loginRecordPayload
-            : token.dpopKey != nil ? dpopRecordPayload : client == nil ? recordPayload : clientRecordPayload
-        return (SecureBytes(data), payload)
+            : token.dpopKey != nil ? dpopRecordPayload : token.client == nil ? recordPayload : clientRecordPayload
+        return (SecureBytes(bytes), payload)
     }
 
-    /// `value` with every number that is not finite (NaN, infinity) replaced by null.
-    static func finite(_ value: JSONValue) -> JSONValue {
-        switch value {
-        case .number(let number) where !number.isFinite: .null
-        case .array(let items): .array(items.map(finite))
-        case .object(let members): .object(members.mapValues(finite))
-        default: value
+    /// The `login` member of a version 4 record.
+    private static func sealed(idToken: String?, context: LoginContext?) -> JSONValue {
+        var members: [String: JSONValue] = [
+            "amr": .array((context?.amr ?? []).map(JSONValue.string)),
+            "acr_values": .array((context?.requestedACRValues ?? []).map(JSONValue.string)),
+        ]
+        members["id_token"] = idToken.map(JSONValue.string)
+        members["acr"] = context?.acr.map(JSONValue.string)
+        members["auth_time"] = context?.authTime.map { .number($0.timeIntervalSince1970) }
+        return .object(members)
+    }
+
+    /// The id token and ``LoginContext`` of a `login` member (``sealed(idToken:context:)``); nil when it is not one.
+    private static func login(from sealed: JSONValue) -> (idToken: String?, context: LoginContext)? {
+        guard let members = sealed.objectValue,
+            let amr = members["amr"]?.stringArrayValue,
+            let requested = members["acr_values"]?.stringArrayValue,
+            case .some(let idToken) = UntrustedJSON.optionalString("id_token", in: members),
+            case .some(let acr) = UntrustedJSON.optionalString("acr", in: members)
+        else { return nil }
+        let authTime: Date?
+        switch members["auth_time"] {
+        case nil, .null?: authTime = nil
+        case .number(let seconds)?: authTime = Date(timeIntervalSince1970: seconds)
+        default: return nil
         }
+        return (idToken, LoginContext(acr: acr, amr: amr, authTime: authTime, requestedACRValues: requested))
+    }
+
+    private static func zero(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
     }
 
     /// The refresh token of `userId` in an opened box; nil when the plaintext is not what `payload` says.
@@ -107,35 +94,53 @@ enum SealedRecord {
             return RefreshToken(token: text, userId: userId)
         case recordPayload, clientRecordPayload, dpopRecordPayload, loginRecordPayload:
             var data = plaintext.copyToData()
-            // The copy holds the refresh token and the id token: zeroed once decoded.
-            defer { data.resetBytes(in: 0..<data.count) }
-            guard let record = try? UntrustedJSON.decode(Record.self, from: data), !record.refresh_token.isEmpty
+            var bytes = [UInt8](data)
+            // The copies hold the refresh token and the id token: zeroed once read.
+            defer {
+                data.resetBytes(in: 0..<data.count)
+                zero(&bytes)
+            }
+            guard case .object(let record)? = try? StrictJSONParser.parse(bytes),
+                case .string(let refreshToken)? = record["refresh_token"], !refreshToken.isEmpty,
+                case .object(let context)? = record["context"],
+                case .some(let sealedKey) = UntrustedJSON.optionalString("dpop_key", in: record)
             else { return nil }
             // The payload says whether a client is sealed: a box that disagrees is not what its header says.
-            let client = record.client.flatMap(ClientRegistration.init(sealed:))
+            let client: ClientRegistration?
+            switch record["client"] {
+            case nil, .null?: client = nil
+            case let sealed?:
+                guard let registration = ClientRegistration(sealed: sealed) else { return nil }
+                client = registration
+            }
             // Likewise the DPoP key: present exactly in a v3 record (and maybe in a v4), and a key that does not
             // load is no record.
-            let dpopKey = record.dpop_key.flatMap(DPoPKey.init(sealed:))
-            guard (dpopKey == nil) == (record.dpop_key == nil) else { return nil }
-            if record.client != nil, client == nil { return nil }
+            let dpopKey = sealedKey.flatMap(DPoPKey.init(sealed:))
+            guard (dpopKey == nil) == (sealedKey == nil) else { return nil }
             // The login part: exactly in a v4 record, which may hold a client and a DPoP key or neither.
-            guard (record.login != nil) == (payload == loginRecordPayload) else { return nil }
-            if record.login == nil {
+            let login: (idToken: String?, context: LoginContext)?
+            switch record["login"] {
+            case nil, .null?: login = nil
+            case let sealed?:
+                guard let opened = Self.login(from: sealed) else { return nil }
+                login = opened
+            }
+            guard (login != nil) == (payload == loginRecordPayload) else { return nil }
+            if login == nil {
                 guard (dpopKey != nil) == (payload == dpopRecordPayload) else { return nil }
                 if payload != dpopRecordPayload, (client != nil) != (payload == clientRecordPayload) { return nil }
             }
             // The id token only informs (``Auth/idToken``, the end-session hint): it is read as a JWT where it is
             // used, so one that no longer reads as one (a stricter parser in a later version) is never the login's
             // id token and never sent, and it never stops the login from opening.
-            let idToken = record.login?.id_token
             return RefreshToken(
-                token: record.refresh_token,
+                token: refreshToken,
                 userId: userId,
-                context: record.context,
+                context: context,
                 client: client,
                 dpopKey: dpopKey,
-                loginContext: record.login?.context,
-                idToken: idToken
+                loginContext: login?.context,
+                idToken: login?.idToken
             )
         default:
             return nil
