@@ -30,8 +30,11 @@ public final class SecureBytes: @unchecked Sendable {
         unsafe raw.initializeMemory(as: UInt8.self, repeating: 0)
         let buffer = unsafe UnsafeMutableRawBufferPointer(rebasing: raw[0..<count])
         // mlock keeps the page out of swap; RLIMIT_MEMLOCK may refuse, and zeroing still holds then:
-        // a refusal is an answer, not an error.
-        let locked = unsafe sodium_mlock(raw.baseAddress!, raw.count) == 0
+        // a refusal is an answer, not an error. Not sodium_mlock: it also asks madvise(MADV_DONTDUMP), which takes
+        // only page-aligned addresses and so failed (EINVAL) for every buffer here, two system calls for nothing in
+        // each buffer's life (a login makes about a dozen, issue 23). Core files are the process's to turn off
+        // (the CLI does, `CoreDumps`).
+        let locked = unsafe mlock(raw.baseAddress!, raw.count) == 0
         // Filled before it is stored: a throw after every stored property is set would run deinit as well,
         // and release the buffer twice.
         do {
@@ -75,11 +78,11 @@ public final class SecureBytes: @unchecked Sendable {
 
     private static func release(_ buffer: UnsafeMutableRawBufferPointer, locked: Bool) {
         let full = unsafe UnsafeMutableRawBufferPointer(start: buffer.baseAddress, count: max(buffer.count, 1))
+        unsafe sodium_memzero(full.baseAddress!, full.count)
+        // Zeroed before it is unlocked, as sodium_munlock does; it unlocks only what init locked.
         if locked {
-            // sodium_munlock zeroes the memory before unlocking it; it unlocks only what sodium_mlock locked.
-            unsafe Sodium.check(sodium_munlock(full.baseAddress!, full.count), cannotFail: "sodium_munlock")
-        } else {
-            unsafe sodium_memzero(full.baseAddress!, full.count)
+            let unlocked = unsafe munlock(full.baseAddress!, full.count) == 0
+            precondition(unlocked, "munlock failed on memory mlock locked")
         }
         unsafe full.deallocate()
     }

@@ -42,6 +42,8 @@ struct StrictJSONParser {
     /// Strict UTF-8 (no overlong forms, no encoded surrogates, nothing past U+10FFFF). Written out
     /// because `String(validating:as:)` needs macOS 15 and the package supports macOS 14.
     static func isValidUTF8(_ bytes: [UInt8]) -> Bool {
+        // ASCII is UTF-8 as it stands, and most JSON is ASCII: a plain pass first, the decoder only past it.
+        if bytes.allSatisfy({ $0 < 0x80 }) { return true }
         var iterator = bytes.makeIterator()
         var decoder = UTF8()
         while true {
@@ -205,7 +207,15 @@ struct StrictJSONParser {
 
     private mutating func parseString() throws(Failure) -> String {
         index += 1
-        var buffer: [UInt8] = []
+        let start = index
+        // Most strings hold no escape: found whole and made at once. The document is valid UTF-8 and a quote is
+        // ASCII, so the bytes between two quotes are valid UTF-8 too.
+        while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte >= 0x20 { index += 1 }
+        if current == UInt8(ascii: "\"") {
+            index += 1
+            return String(decoding: bytes[start..<index - 1], as: UTF8.self)
+        }
+        var buffer = Array(bytes[start..<index])
         while true {
             guard let byte = current else { throw .invalid("a string is not closed") }
             index += 1

@@ -12,6 +12,9 @@ public import VaultCrypto
 public struct HTTPKeyService: KeyService {
     /// The base the call paths are appended to, ending in `/keyservice/v1/`.
     public let baseURL: URL
+    /// Each call's URL (v2 calls below ``TIMLayout/version2(of:)``, none when the base has no v2), resolved once: a
+    /// login would otherwise build its `key` URL right after Argon2id, about 20 µs with every cache cold (issue 23).
+    private let urls: [KeyServiceCall: URL]
     private let transport: any HTTPTransport
     private let timeout: TimeInterval
     private let logger: Logger
@@ -41,6 +44,12 @@ public struct HTTPKeyService: KeyService {
             throw .insecureURL(baseURL, role: "the key service", origin: .keyService)
         }
         self.baseURL = baseURL.absoluteString.hasSuffix("/") ? baseURL : baseURL.appending(path: "")
+        let version2 = TIMLayout.version2(of: self.baseURL)
+        var urls: [KeyServiceCall: URL] = [:]
+        for call in KeyServiceCall.allCases {
+            urls[call] = (call.isVersion2 ? version2 : self.baseURL)?.appending(path: call.path)
+        }
+        self.urls = urls
         self.transport = transport
         self.timeout = timeout
         self.logger = logger
@@ -125,18 +134,11 @@ public struct HTTPKeyService: KeyService {
 
     /// Sends `body` to `call`'s path and answers the body of a 200.
     private func send(_ call: KeyServiceCall, _ body: KeyServiceRequestBody) async throws(VaultError) -> Data {
-        let base: URL
-        if call.isVersion2 {
-            guard let version2 = TIMLayout.version2(of: baseURL) else {
-                throw .keyServiceVersionUnsupported(.v2, host: host)
-            }
-            base = version2
-        } else {
-            base = baseURL
-        }
+        // No v2 URL: the base does not end in v1 (``TIMLayout/version2(of:)``).
+        guard let url = urls[call] else { throw .keyServiceVersionUnsupported(.v2, host: host) }
         let request = HTTPRequest(
             method: "POST",
-            url: base.appending(path: call.path),
+            url: url,
             // Connections are reused: the transport never sends a request again on its own (a password check sent
             // twice would count one typo twice); only sendRetryingOnce does, and only when it never left.
             headers: ["Content-Type": "application/json", "Accept": "application/json"],

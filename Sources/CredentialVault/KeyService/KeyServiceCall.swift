@@ -1,5 +1,5 @@
 /// The key-service call an error happened in, so a message names what was being done.
-enum KeyServiceCall: Sendable {
+enum KeyServiceCall: Sendable, CaseIterable {
     /// `createkey`: a new key for a new password.
     case createKey
     /// `key` with the password's secret.

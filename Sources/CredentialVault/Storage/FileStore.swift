@@ -64,20 +64,29 @@ struct FileStore: Sendable {
         guard info.size <= Self.maximumFileSize else {
             throw .damagedRecord(path: file, "larger than \(Self.maximumFileSize) bytes")
         }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 16_384)
+        // Sized by fstat, a byte over, so that the read that finds the end is the second; a file that grew since is
+        // read on, up to the limit.
+        var data = Data(count: Int(info.size) + 1)
+        var length = 0
         while true {
-            let count = buffer.withUnsafeMutableBytes { VaultPOSIX.read(fd, $0.baseAddress, $0.count) }
+            if length == data.count {
+                guard length <= Self.maximumFileSize else {
+                    throw .damagedRecord(path: file, "larger than \(Self.maximumFileSize) bytes")
+                }
+                data.count += 4096
+            }
+            let count = data.withUnsafeMutableBytes { VaultPOSIX.read(fd, $0.baseAddress! + length, $0.count - length) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw .fileSystem("read", path: file)
             }
             if count == 0 { break }
-            data.append(contentsOf: buffer[0..<count])
-            guard data.count <= Self.maximumFileSize else {
-                throw .damagedRecord(path: file, "larger than \(Self.maximumFileSize) bytes")
-            }
+            length += count
         }
+        guard length <= Self.maximumFileSize else {
+            throw .damagedRecord(path: file, "larger than \(Self.maximumFileSize) bytes")
+        }
+        data.count = length
         return data
     }
 
