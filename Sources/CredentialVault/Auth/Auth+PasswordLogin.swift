@@ -1,3 +1,5 @@
+import Foundation
+
 extension Auth {
     /// Opens the stored refresh token with `password`, redeems it at the token endpoint and returns the
     /// access token (opaque or a JWT). A rotated refresh token is sealed with the same data key and written atomically
@@ -14,11 +16,14 @@ extension Auth {
         password: String,
         storeNewRefreshToken: Bool = true
     ) async throws(VaultError) -> AccessToken {
-        let userId = try await resolveUser(userId)
-        return try await userStorage.withSessionLock { (held) async throws(VaultError) in
+        try await userStorage.withSessionLock { (held) async throws(VaultError) in
+            // Found under the session lock, so that the envelope read to find the user is the one unlocked.
+            let (userId, read): (String, (envelope: Envelope, bytes: Data)?) =
+                if let userId { (userId, nil) } else { try await userStorage.soleUser() }
             var reservation: Result<StoreReservation, VaultError>?
             let (token, envelope) = try await userStorage.unlock(
                 userId: userId,
+                read: read,
                 password: password,
                 reservingSpace: storeNewRefreshToken,
                 reservation: &reservation,

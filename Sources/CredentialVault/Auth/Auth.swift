@@ -32,7 +32,7 @@ public actor Auth {
     /// The session's access token and the monotonic instant it stops being handed out (``AccessTokenFreshness``),
     /// kept apart from the session so the hot path of ``getAccessToken(forceRefresh:)`` copies nothing else.
     private var fresh: (token: AccessToken, until: ContinuousClock.Instant)?
-    private var refreshInFlight: (sessionId: UUID, task: Task<Result<AccessToken, VaultError>, Never>)?
+    private var refreshInFlight: (sessionId: UInt64, task: Task<Result<AccessToken, VaultError>, Never>)?
     var pendingRedirect: (id: UUID, redirectURI: String, continuation: CheckedContinuation<URL?, Never>)?
     /// Access tokens for one resource (``getAccessToken(resource:scopes:method:)``), apart from the session's own.
     var scopedTokens = ScopedTokenCache()
@@ -142,7 +142,7 @@ public actor Auth {
         return try await task.value.get()
     }
 
-    private func refreshSession(_ id: UUID) async -> Result<AccessToken, VaultError> {
+    private func refreshSession(_ id: UInt64) async -> Result<AccessToken, VaultError> {
         defer { if refreshInFlight?.sessionId == id { refreshInFlight = nil } }
         do throws(VaultError) {
             guard let current = session, current.id == id else { throw .notLoggedIn }
@@ -482,11 +482,6 @@ public actor Auth {
 
     func resolveUser(_ userId: String?) async throws(VaultError) -> String {
         if let userId { return userId }
-        let users = try await userStorage.availableUserIds
-        guard users.count == 1 else {
-            if users.isEmpty { throw .notRegistered(userId: "") }
-            throw .invalidConfiguration("\(users.count) users are stored; say which one")
-        }
-        return users[0]
+        return try await userStorage.soleUser().userId
     }
 }

@@ -111,9 +111,16 @@ extension UserStorage {
         try requireEnvelopeFile(userId: userId).envelope
     }
 
-    /// ``requireEnvelope(userId:)`` and the file's bytes as read.
-    func requireEnvelopeFile(userId: String) throws(VaultError) -> (envelope: Envelope, bytes: Data) {
-        guard let (envelope, bytes) = try readEnvelopeFile(userId: userId) else { throw .notRegistered(userId: userId) }
+    /// ``requireEnvelope(userId:)`` and the file's bytes as read; `read` is the file as read already under the same hold
+    /// of the session lock (``soleUser()``), which is not read again.
+    func requireEnvelopeFile(
+        userId: String,
+        read: (envelope: Envelope, bytes: Data)? = nil
+    ) throws(VaultError) -> (envelope: Envelope, bytes: Data) {
+        try Self.validate(userId: userId)
+        let file: (envelope: Envelope, bytes: Data)?
+        if let read { file = read } else { file = try readEnvelopeFile(userId: userId) }
+        guard let (envelope, bytes) = file else { throw .notRegistered(userId: userId) }
         // Refused before the password costs an Argon2id or a key-service attempt: there is nothing to open.
         guard !envelope.isLoggedOut else { throw .loggedOut(userId: userId) }
         if let binding, let stored = envelope.binding {

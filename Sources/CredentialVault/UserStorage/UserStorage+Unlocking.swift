@@ -26,21 +26,23 @@ extension UserStorage {
         )
     }
 
-    /// ``unlock(userId:password:under:)``; with `reservingSpace`, the unlock also takes the space of the envelope the
-    /// login will write (``reserveEnvelopeSpace()``) and leaves the outcome in `reservation` for ``Auth`` to use before
-    /// it sends the refresh. The reservation needs nothing the password gives, so it starts with Argon2id: its file,
-    /// allocation and fsync wait on the disk on a thread of their own while Argon2id computes, instead of beside the
-    /// key-service call, where they slowed its answer (issue 23: 0.4–0.5 ms on loopback, the key service's own commit
-    /// sharing the disk). The record of wrong passwords (``countingAttempts(userId:recorded:_:)``) is read then too.
+    /// ``unlock(userId:password:under:)``, of the file `read` already (``soleUser()``) when given. With
+    /// `reservingSpace`, the unlock also takes the space of the envelope the login will write
+    /// (``reserveEnvelopeSpace()``) and leaves the outcome in `reservation` for ``Auth`` to use before it sends the
+    /// refresh. The reservation needs nothing the password gives, so it starts with Argon2id: its file, allocation and
+    /// fsync wait on the disk on a thread of their own while Argon2id computes, instead of beside the key-service call,
+    /// where they slowed its answer (issue 23: 0.4–0.5 ms on loopback, the key service's own commit sharing the disk).
+    /// The record of wrong passwords (``countingAttempts(userId:recorded:_:)``) is read then too.
     func unlock(
         userId: String,
+        read: (envelope: Envelope, bytes: Data)? = nil,
         password: String,
         reservingSpace: Bool,
         reservation: inout Result<StoreReservation, VaultError>?,
         under held: borrowing HeldSessionLock
     ) async throws(VaultError) -> (refreshToken: RefreshToken, envelope: UnlockedEnvelope) {
         guard !password.isEmpty else { throw .invalidPassword("it is empty") }
-        let (envelope, bytes) = try requireEnvelopeFile(userId: userId)
+        let (envelope, bytes) = try requireEnvelopeFile(userId: userId, read: read)
         let parameters: Argon2idParameters
         do {
             parameters = try envelope.parameters()

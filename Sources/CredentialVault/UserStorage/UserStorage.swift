@@ -138,22 +138,38 @@ public actor UserStorage {
     /// The users with an envelope in the store (read from the envelopes; there is no separate index).
     /// - Throws: ``VaultError`` when the directory cannot be read or is open to others.
     public var availableUserIds: [String] {
-        get throws(VaultError) {
-            // One listing of the directory serves the cleanup and the search for envelopes.
-            let found = try store.withLock { () throws(VaultError) -> [(name: String, data: Data)] in
-                let listing = try store.listing()
-                store.removeStaleTemporaryFiles(among: listing)
-                var found: [(name: String, data: Data)] = []
-                for name in FileStore.names(in: listing, withSuffix: "." + StoreFile.envelope.rawValue) {
-                    guard let data = try store.read(name) else { continue }
-                    found.append((name, data))
-                }
-                return found
-            }
-            var users: [String] = []
-            for (name, data) in found { users.append(try decodeEnvelope(data, name: name).userId) }
-            return users.sorted()
+        get throws(VaultError) { try storedEnvelopeFiles().map(\.envelope.userId).sorted() }
+    }
+
+    /// The one user stored, for a call that names none, with that user's envelope file as read (nil when the file is
+    /// not under the name its user gives: it is then read by that name, and refused there).
+    /// - Throws: ``VaultError`` `.notRegistered` when no user is stored, `.invalidConfiguration` when several are.
+    func soleUser() throws(VaultError) -> (userId: String, file: (envelope: Envelope, bytes: Data)?) {
+        let files = try storedEnvelopeFiles()
+        guard files.count == 1, let (name, envelope, bytes) = files.first else {
+            if files.isEmpty { throw .notRegistered(userId: "") }
+            throw .invalidConfiguration("\(files.count) users are stored; say which one")
         }
+        let named = name == StoreFile.envelope.name(userId: envelope.userId)
+        return (envelope.userId, named ? (envelope, bytes) : nil)
+    }
+
+    /// Every envelope in the store with its file's name and bytes: one listing of the directory, which also serves
+    /// the cleanup of stale temporary files, and one read of each, under the store's lock.
+    private func storedEnvelopeFiles() throws(VaultError) -> [(name: String, envelope: Envelope, bytes: Data)] {
+        let found = try store.withLock { () throws(VaultError) -> [(name: String, data: Data)] in
+            let listing = try store.listing()
+            store.removeStaleTemporaryFiles(among: listing)
+            var found: [(name: String, data: Data)] = []
+            for name in FileStore.names(in: listing, withSuffix: "." + StoreFile.envelope.rawValue) {
+                guard let data = try store.read(name) else { continue }
+                found.append((name, data))
+            }
+            return found
+        }
+        var files: [(name: String, envelope: Envelope, bytes: Data)] = []
+        for (name, data) in found { files.append((name, try decodeEnvelope(data, name: name), data)) }
+        return files
     }
 
     /// Whether a login is stored for `userId`: an envelope that still holds a refresh token (a logout without
