@@ -41,20 +41,15 @@ struct EnvelopeJSONTests {
         idToken: "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2ln"
     )
 
+    /// ``token`` sealed in an envelope bound to an issuer, a client and a key service (``SealedClientTests``).
     static func sealed(_ token: RefreshToken) throws -> (Envelope, SecureBytes) {
-        let parameters = try Argon2idParameters.generate(opsLimit: 2, memLimitBytes: 19 << 20)
-        return try Envelope.seal(
+        try SealedClientTests.sealed(
             token,
-            userId: token.userId,
-            keyId: "key-1",
-            parameters: parameters,
             binding: EnvelopeBinding(
                 issuer: URL(string: "https://id.example/realms/a")!,
                 clientId: "app",
                 keyServiceURL: URL(string: "https://keys.example/v1")!
-            ),
-            passwordKey: XChaCha20Poly1305.generateKey(),
-            now: Date(timeIntervalSince1970: 1_800_000_000)
+            )
         )
     }
 

@@ -23,14 +23,14 @@ struct SealedClientTests {
         )
     }
 
-    static func sealed(_ token: RefreshToken) throws -> (Envelope, SecureBytes) {
+    static func sealed(_ token: RefreshToken, binding: EnvelopeBinding? = nil) throws -> (Envelope, SecureBytes) {
         let parameters = try Argon2idParameters.generate(opsLimit: 2, memLimitBytes: 19 << 20)
         return try Envelope.seal(
             token,
             userId: token.userId,
             keyId: "key-1",
             parameters: parameters,
-            binding: nil,
+            binding: binding,
             passwordKey: XChaCha20Poly1305.generateKey(),
             now: Date(timeIntervalSince1970: 1_800_000_000)
         )
