@@ -80,10 +80,7 @@ public final class SecureBytes: @unchecked Sendable {
         let full = unsafe UnsafeMutableRawBufferPointer(start: buffer.baseAddress, count: max(buffer.count, 1))
         unsafe sodium_memzero(full.baseAddress!, full.count)
         // Zeroed before it is unlocked, as sodium_munlock does; it unlocks only what init locked.
-        if locked {
-            let unlocked = unsafe munlock(full.baseAddress!, full.count) == 0
-            precondition(unlocked, "munlock failed on memory mlock locked")
-        }
+        if locked { unsafe Sodium.check(munlock(full.baseAddress!, full.count), cannotFail: "munlock") }
         unsafe full.deallocate()
     }
 

@@ -24,9 +24,10 @@ enum Sodium {
         guard status == 0 else { throw CryptoError(code, reason()) }
     }
 
-    /// Checks the status of a call libsodium documents as unable to fail with the arguments this module
-    /// passes: a failure here is a bug in VaultCrypto or libsodium, not bad input, so it stops the process.
+    /// Checks the status of a call documented as unable to fail with the arguments this module passes (libsodium's,
+    /// or `munlock` of what `mlock` locked): a failure here is a bug in VaultCrypto or below it, not bad input, so it
+    /// stops the process.
     static func check(_ status: Int32, cannotFail function: StaticString) {
-        precondition(status == 0, "libsodium's \(function) failed, which it cannot do with valid arguments")
+        precondition(status == 0, "\(function) failed, which it cannot do with valid arguments")
     }
 }

@@ -1,10 +1,10 @@
-/// JSON written directly, without `JSONEncoder`: compact, each object's members in the order of their names (the
-/// order `JSONEncoder` with `.sortedKeys` writes), strings as RFC 8259 section 7 has them (`"`, `\` and the control
+/// JSON written directly, without `JSONEncoder`: compact, each object's members in the order of their names (Swift's
+/// `<` on strings, the order `JSONEncoder`'s `.sortedKeys` gives the names the library writes), strings as RFC 8259 section 7 has them (`"`, `\` and the control
 /// characters escaped, everything else as its UTF-8; `JSONEncoder` also wrote `/` as `\/`: any JSON parser reads both
 /// the same).
 ///
-/// For the JSON every login writes: the key-service request (``KeyServiceRequestBody``) and the record sealed in the
-/// envelope (``SealedRecord``). Right after Argon2id every cache is cold, and `JSONEncoder` took 40 µs of the first
+/// For the JSON every login writes: the key-service request (``KeyServiceRequestBody``), the record sealed in the
+/// envelope (``SealedRecord``) and the envelope (``Envelope``). Right after Argon2id every cache is cold, and `JSONEncoder` took 40 µs of the first
 /// and about 100 µs of the second (issue 23).
 enum JSONWriter {
     /// `value` as JSON: compact, or `indented` as `JSONEncoder`'s `.prettyPrinted` lays it out (two spaces a level,
@@ -13,7 +13,8 @@ enum JSONWriter {
     /// reads back as the same `Double`.
     ///
     /// The bytes are written into one buffer of ``capacity(for:indented:)`` bytes, never grown: a record that holds
-    /// secrets leaves no copy behind in a buffer given up on the way, and the caller zeroes the one there is.
+    /// secrets leaves no copy behind in a buffer given up on the way, and the caller zeroes the one there is
+    /// (``zero(_:)``).
     static func bytes(of value: JSONValue, indented: Bool = false) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(capacity(for: value, indented: indented))
@@ -61,6 +62,11 @@ enum JSONWriter {
             if !members.isEmpty { newLine(&bytes, level: level) }
             bytes.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// Overwrites `bytes` with zeros: for JSON that held a secret, once it is copied where it goes.
+    static func zero(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
     }
 
     /// A line break and the indentation of `level`; nothing when compact (`level` nil).

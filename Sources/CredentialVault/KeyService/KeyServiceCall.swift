@@ -1,4 +1,5 @@
-/// The key-service call an error happened in, so a message names what was being done.
+/// A key-service call: the one an error happened in, so a message names what was being done, and the key of
+/// ``HTTPKeyService``'s URL table.
 enum KeyServiceCall: Sendable, CaseIterable {
     /// `createkey`: a new key for a new password.
     case createKey

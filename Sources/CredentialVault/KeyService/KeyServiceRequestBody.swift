@@ -19,6 +19,9 @@ struct KeyServiceRequestBody {
             "authkey": authkey, "blinded": blinded, "keyid": keyid, "longsecret": longsecret, "nonce": nonce,
             "proof": proof, "secret": secret,
         ]
-        return Data(JSONWriter.bytes(of: .object(fields.compactMapValues { $0.map(JSONValue.string) })))
+        var bytes = JSONWriter.bytes(of: .object(fields.compactMapValues { $0.map(JSONValue.string) }))
+        // It holds the secret: the request body is the one copy kept.
+        defer { JSONWriter.zero(&bytes) }
+        return Data(bytes)
     }
 }

@@ -281,7 +281,8 @@ struct Envelope: Sendable {
     // Written by ``JSONWriter``, laid out for a person to read, and read by the strict parser, not through `Codable`:
     // every login writes one, with every cache cold after Argon2id (issue 23). `JSONEncoder` wrote the envelopes of
     // earlier versions: the same members, which read the same. Every number is a whole one below 2^53, which a
-    // `Double` holds exactly: a larger one is no envelope this library wrote.
+    // `Double` holds exactly: a larger one is no envelope this library wrote, and is refused as damaged (an Argon2id
+    // cost that large was refused too, as unusable: its ceilings are 64 passes and 4 GiB).
 
     /// The envelope as JSON.
     var json: JSONValue {
@@ -332,7 +333,13 @@ struct Envelope: Sendable {
     static func decode(_ data: Data, path: String) throws(VaultError) -> Envelope {
         // One parse for a readable envelope (a login reads it up to three times). A record of a format this version
         // does not know is reported as such, whatever else it holds.
-        guard let members = try? UntrustedJSON.members(from: data), case .string(let format)? = members["format"] else {
+        let members: [String: JSONValue]
+        do {
+            members = try UntrustedJSON.members(from: data)
+        } catch {
+            throw .damagedRecord(path: path, "not an envelope (\(error))")
+        }
+        guard case .string(let format)? = members["format"] else {
             throw .damagedRecord(path: path, "not an envelope (no format field)")
         }
         guard format == currentFormat || format == version1 else {

@@ -45,7 +45,7 @@ enum SealedRecord {
         if login { record["login"] = sealed(idToken: token.idToken, context: token.loginContext) }
         var bytes = JSONWriter.bytes(of: .object(record))
         // The copy holds the refresh token: zeroed once it is in the secure buffer.
-        defer { zero(&bytes) }
+        defer { JSONWriter.zero(&bytes) }
         let payload =
             login
             ? loginRecordPayload
@@ -82,10 +82,6 @@ enum SealedRecord {
         return (idToken, LoginContext(acr: acr, amr: amr, authTime: authTime, requestedACRValues: requested))
     }
 
-    private static func zero(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
-    }
-
     /// The refresh token of `userId` in an opened box; nil when the plaintext is not what `payload` says.
     static func token(from plaintext: SecureBytes, payload: String?, userId: String) -> RefreshToken? {
         switch payload {
@@ -98,7 +94,7 @@ enum SealedRecord {
             // The copies hold the refresh token and the id token: zeroed once read.
             defer {
                 data.resetBytes(in: 0..<data.count)
-                zero(&bytes)
+                JSONWriter.zero(&bytes)
             }
             guard case .object(let record)? = try? StrictJSONParser.parse(bytes),
                 case .string(let refreshToken)? = record["refresh_token"], !refreshToken.isEmpty,

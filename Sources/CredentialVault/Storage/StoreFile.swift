@@ -22,7 +22,9 @@ enum StoreFile: String, CaseIterable {
     private static let lastHashed = Mutex<(userId: String, hex: String)?>(nil)
 
     private static func hashedName(_ userId: String) -> String {
-        if let last = lastHashed.withLock({ $0 }), last.userId == userId { return last.hex }
+        // By bytes, as the hash reads them: `==` on String takes canonically equivalent ids (an "é" of one code
+        // point or two) as equal, and these name different files.
+        if let last = lastHashed.withLock({ $0 }), last.userId.utf8.elementsEqual(userId.utf8) { return last.hex }
         let hex = Hex.encode(SHA256.hash(Data(userId.utf8)))
         lastHashed.withLock { $0 = (userId, hex) }
         return hex

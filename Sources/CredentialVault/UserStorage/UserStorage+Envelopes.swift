@@ -117,9 +117,13 @@ extension UserStorage {
         userId: String,
         read: (envelope: Envelope, bytes: Data)? = nil
     ) throws(VaultError) -> (envelope: Envelope, bytes: Data) {
-        try Self.validate(userId: userId)
         let file: (envelope: Envelope, bytes: Data)?
-        if let read { file = read } else { file = try readEnvelopeFile(userId: userId) }
+        if let read {
+            try Self.validate(userId: userId)
+            file = read
+        } else {
+            file = try readEnvelopeFile(userId: userId)
+        }
         guard let (envelope, bytes) = file else { throw .notRegistered(userId: userId) }
         // Refused before the password costs an Argon2id or a key-service attempt: there is nothing to open.
         guard !envelope.isLoggedOut else { throw .loggedOut(userId: userId) }

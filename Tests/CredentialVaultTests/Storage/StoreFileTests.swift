@@ -19,4 +19,17 @@ struct StoreFileTests {
             #expect(StoreFile.envelope.name(userId: user) == "\(Self.long).vault")
         }
     }
+
+    @Test("two ids Swift's == takes as equal (é as one code point and as two) name different files, asked in turn")
+    func canonicallyEquivalentIds() {
+        let composed = "ren\u{E9}"
+        let decomposed = "rene\u{301}"
+        #expect(composed == decomposed)
+        for _ in 0..<2 {
+            let first = StoreFile.envelope.name(userId: composed)
+            let second = StoreFile.envelope.name(userId: decomposed)
+            #expect(first != second)
+            #expect(first == StoreFile.envelope.name(userId: composed))
+        }
+    }
 }
