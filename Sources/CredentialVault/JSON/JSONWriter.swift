@@ -1,11 +1,11 @@
 /// JSON written directly, without `JSONEncoder`: compact, each object's members in the order of their names (Swift's
-/// `<` on strings, the order `JSONEncoder`'s `.sortedKeys` gives the names the library writes), strings as RFC 8259 section 7 has them (`"`, `\` and the control
-/// characters escaped, everything else as its UTF-8; `JSONEncoder` also wrote `/` as `\/`: any JSON parser reads both
-/// the same).
+/// `<` on strings, the order `JSONEncoder`'s `.sortedKeys` gives the names the library writes), strings as RFC 8259
+/// section 7 has them (`"`, `\` and the control characters escaped, everything else as its UTF-8; `JSONEncoder` also
+/// wrote `/` as `\/`: any JSON parser reads both the same).
 ///
 /// For the JSON every login writes: the key-service request (``KeyServiceRequestBody``), the record sealed in the
-/// envelope (``SealedRecord``) and the envelope (``Envelope``). Right after Argon2id every cache is cold, and `JSONEncoder` took 40 µs of the first
-/// and about 100 µs of the second (issue 23).
+/// envelope (``SealedRecord``) and the envelope (``Envelope``). Right after Argon2id every cache is cold, and
+/// `JSONEncoder` took 40 µs of the first and about 100 µs of the second (issue 23).
 enum JSONWriter {
     /// `value` as JSON: compact, or `indented` as `JSONEncoder`'s `.prettyPrinted` lays it out (two spaces a level,
     /// `"name" : value`), for a file a person may read. A number that is not finite, which JSON cannot hold, is

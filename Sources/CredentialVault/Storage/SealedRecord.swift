@@ -24,13 +24,13 @@ enum SealedRecord {
     /// Every payload this version reads.
     static let payloads: Set<String> = [recordPayload, clientRecordPayload, dpopRecordPayload, loginRecordPayload]
 
-    // The record is a JSON object: `refresh_token` (a string, not empty) and `context` (an object) always;
-    // `client` (``ClientRegistration/sealed``) and `dpop_key` (``DPoPKey/sealed``, base64url) when the token has
-    // them; `login` exactly in a ``loginRecordPayload`` record: `amr` and `acr_values` (arrays of strings) always,
-    // `id_token` (compact JWS), `acr` (strings) and `auth_time` (Unix seconds) when known. Written by ``JSONWriter`` and
-    // read by the strict parser (``StrictJSONParser``), not through `Codable`: every login reads one and writes one,
-    // with every cache cold after Argon2id (issue 23). `JSONEncoder` wrote the records of earlier versions: the same
-    // members, which read the same.
+    // The record is a JSON object: `refresh_token` (a string, not empty) and `context` (an object) always; `client`
+    // (``ClientRegistration/sealed``) and `dpop_key` (``DPoPKey/sealed``, base64url) when the token has them; `login`
+    // exactly in a ``loginRecordPayload`` record: `amr` and `acr_values` (arrays of strings) always, `id_token`
+    // (compact JWS), `acr` (strings) and `auth_time` (Unix seconds) when known. Written by ``JSONWriter`` and read by
+    // the strict parser (``StrictJSONParser``), not through `Codable`: every login reads one and writes one, with every
+    // cache cold after Argon2id (issue 23). `JSONEncoder` wrote the records of earlier versions: the same members,
+    // which read the same.
 
     /// The plaintext to seal for `token`, and the payload to name in the envelope.
     static func plaintext(of token: RefreshToken) -> (plaintext: SecureBytes, payload: String?) {
