@@ -1,5 +1,3 @@
-import Foundation
-
 extension Auth {
     /// Opens the stored refresh token with `password`, redeems it at the token endpoint and returns the
     /// access token (opaque or a JWT). A rotated refresh token is sealed with the same data key and written atomically
@@ -18,7 +16,7 @@ extension Auth {
     ) async throws(VaultError) -> AccessToken {
         try await userStorage.withSessionLock { (held) async throws(VaultError) in
             // Found under the session lock, so that the envelope read to find the user is the one unlocked.
-            let (userId, read): (String, (envelope: Envelope, bytes: Data)?) =
+            let (userId, read): (String, UserStorage.EnvelopeFile?) =
                 if let userId { (userId, nil) } else { try await userStorage.soleUser() }
             var reservation: Result<StoreReservation, VaultError>?
             let (token, envelope) = try await userStorage.unlock(

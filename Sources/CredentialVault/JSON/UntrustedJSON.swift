@@ -91,14 +91,18 @@ package enum UntrustedJSON {
         return members
     }
 
-    /// The member `name` of `members` (from ``members(from:maximumSize:)``) where the answer may leave it out: `.some(nil)`
-    /// when absent or null, `.some(text)` for a string, nil for any other kind (the answer is not of its shape).
-    package static func optionalString(_ name: String, in members: [String: JSONValue]) -> String?? {
-        switch members[name] {
+    /// A member (of ``members(from:maximumSize:)``) the JSON may leave out: `.some(nil)` when absent or null,
+    /// `.some(read(value))` when `read` takes the value, nil when it does not (the JSON is not of its shape).
+    package static func optional<Value>(_ member: JSONValue?, _ read: (JSONValue) -> Value?) -> Value?? {
+        switch member {
         case nil, .null?: .some(nil)
-        case .string(let text)?: .some(text)
-        default: nil
+        case let value?: read(value).map { .some($0) }
         }
+    }
+
+    /// ``optional(_:_:)`` for the member `name` of `members` that is a string when present.
+    package static func optionalString(_ name: String, in members: [String: JSONValue]) -> String?? {
+        optional(members[name]) { $0.stringValue }
     }
 
     /// `bytes` as a JSON object (`JSONSerialization`'s dictionary of `Any`).

@@ -315,15 +315,6 @@ struct Envelope: Sendable {
         return Int64(exactly: number)
     }
 
-    /// A member that may be absent: `.some(nil)` when absent or null, `.some(read)` when `read` takes it, nil when
-    /// it does not.
-    private static func optional<Value>(_ value: JSONValue?, _ read: (JSONValue) -> Value?) -> Value?? {
-        switch value {
-        case nil, .null?: .some(nil)
-        case let value?: read(value).map { .some($0) }
-        }
-    }
-
     /// The file's bytes (``json``, laid out).
     func encoded() -> Data {
         Data(JSONWriter.bytes(of: json, indented: true))
@@ -378,10 +369,10 @@ extension Envelope {
             case .string(let nonce)? = members["nonce"], case .string(let ciphertext)? = members["ciphertext"],
             let createdAt = Self.whole(members["createdAt"]), let updatedAt = Self.whole(members["updatedAt"]),
             opsLimit >= 0, memLimitBytes >= 0,
-            case .some(let binding) = Self.optional(members["binding"], { EnvelopeBinding(sealed: $0) }),
-            case .some(let keyServiceProtocol) = Self.optional(members["keyServiceProtocol"], { Self.whole($0) }),
-            case .some(let passwordWrap) = Self.optional(members["passwordWrap"], { Box(json: $0) }),
-            case .some(let deviceWrap) = Self.optional(members["deviceWrap"], { Box(json: $0) }),
+            case .some(let binding) = UntrustedJSON.optional(members["binding"], EnvelopeBinding.init(sealed:)),
+            case .some(let keyServiceProtocol) = UntrustedJSON.optional(members["keyServiceProtocol"], Self.whole),
+            case .some(let passwordWrap) = UntrustedJSON.optional(members["passwordWrap"], Box.init(json:)),
+            case .some(let deviceWrap) = UntrustedJSON.optional(members["deviceWrap"], Box.init(json:)),
             case .some(let payload) = UntrustedJSON.optionalString("payload", in: members)
         else { return nil }
         self.init(

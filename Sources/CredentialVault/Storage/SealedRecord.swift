@@ -65,6 +65,16 @@ enum SealedRecord {
         return .object(members)
     }
 
+    /// The DPoP key a `dpop_key` member holds (``DPoPKey/sealed``); nil when it holds none.
+    private static func dpopKey(_ sealed: JSONValue) -> DPoPKey? {
+        sealed.stringValue.flatMap(DPoPKey.init(sealed:))
+    }
+
+    /// The date of a number of Unix seconds; nil for any other value.
+    private static func unixDate(_ seconds: JSONValue) -> Date? {
+        seconds.doubleValue.map(Date.init(timeIntervalSince1970:))
+    }
+
     /// The id token and ``LoginContext`` of a `login` member (``sealed(idToken:context:)``); nil when it is not one.
     private static func login(from sealed: JSONValue) -> (idToken: String?, context: LoginContext)? {
         guard let members = sealed.objectValue,
@@ -73,12 +83,7 @@ enum SealedRecord {
             case .some(let idToken) = UntrustedJSON.optionalString("id_token", in: members),
             case .some(let acr) = UntrustedJSON.optionalString("acr", in: members)
         else { return nil }
-        let authTime: Date?
-        switch members["auth_time"] {
-        case nil, .null?: authTime = nil
-        case .number(let seconds)?: authTime = Date(timeIntervalSince1970: seconds)
-        default: return nil
-        }
+        guard case .some(let authTime) = UntrustedJSON.optional(members["auth_time"], Self.unixDate) else { return nil }
         return (idToken, LoginContext(acr: acr, amr: amr, authTime: authTime, requestedACRValues: requested))
     }
 
@@ -99,28 +104,14 @@ enum SealedRecord {
             guard case .object(let record)? = try? StrictJSONParser.parse(bytes),
                 case .string(let refreshToken)? = record["refresh_token"], !refreshToken.isEmpty,
                 case .object(let context)? = record["context"],
-                case .some(let sealedKey) = UntrustedJSON.optionalString("dpop_key", in: record)
+                // A client, a DPoP key or a login part that is there but does not load is no record.
+                case .some(let client) = UntrustedJSON.optional(record["client"], ClientRegistration.init(sealed:)),
+                case .some(let dpopKey) = UntrustedJSON.optional(record["dpop_key"], Self.dpopKey),
+                case .some(let login) = UntrustedJSON.optional(record["login"], Self.login(from:))
             else { return nil }
-            // The payload says whether a client is sealed: a box that disagrees is not what its header says.
-            let client: ClientRegistration?
-            switch record["client"] {
-            case nil, .null?: client = nil
-            case let sealed?:
-                guard let registration = ClientRegistration(sealed: sealed) else { return nil }
-                client = registration
-            }
-            // Likewise the DPoP key: present exactly in a v3 record (and maybe in a v4), and a key that does not
-            // load is no record.
-            let dpopKey = sealedKey.flatMap(DPoPKey.init(sealed:))
-            guard (dpopKey == nil) == (sealedKey == nil) else { return nil }
-            // The login part: exactly in a v4 record, which may hold a client and a DPoP key or neither.
-            let login: (idToken: String?, context: LoginContext)?
-            switch record["login"] {
-            case nil, .null?: login = nil
-            case let sealed?:
-                guard let opened = Self.login(from: sealed) else { return nil }
-                login = opened
-            }
+            // The payload says whether a client is sealed: a box that disagrees is not what its header says. Likewise
+            // the DPoP key: present exactly in a v3 record (and maybe in a v4). The login part: exactly in a v4
+            // record, which may hold a client and a DPoP key or neither.
             guard (login != nil) == (payload == loginRecordPayload) else { return nil }
             if login == nil {
                 guard (dpopKey != nil) == (payload == dpopRecordPayload) else { return nil }

@@ -115,9 +115,9 @@ extension UserStorage {
     /// of the session lock (``soleUser()``), which is not read again.
     func requireEnvelopeFile(
         userId: String,
-        read: (envelope: Envelope, bytes: Data)? = nil
-    ) throws(VaultError) -> (envelope: Envelope, bytes: Data) {
-        let file: (envelope: Envelope, bytes: Data)?
+        read: EnvelopeFile? = nil
+    ) throws(VaultError) -> EnvelopeFile {
+        let file: EnvelopeFile?
         if let read {
             try Self.validate(userId: userId)
             file = read
@@ -153,7 +153,7 @@ extension UserStorage {
     }
 
     /// ``readEnvelope(userId:)`` and the file's bytes as read.
-    func readEnvelopeFile(userId: String) throws(VaultError) -> (envelope: Envelope, bytes: Data)? {
+    func readEnvelopeFile(userId: String) throws(VaultError) -> EnvelopeFile? {
         try Self.validate(userId: userId)
         let name = StoreFile.envelope.name(userId: userId)
         guard let data = try store.withLock({ () throws(VaultError) -> Data? in try store.read(name) }) else {

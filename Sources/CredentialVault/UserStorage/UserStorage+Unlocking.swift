@@ -35,7 +35,7 @@ extension UserStorage {
     /// The record of wrong passwords (``countingAttempts(userId:recorded:_:)``) is read then too.
     func unlock(
         userId: String,
-        read: (envelope: Envelope, bytes: Data)? = nil,
+        read: EnvelopeFile? = nil,
         password: String,
         reservingSpace: Bool,
         reservation: inout Result<StoreReservation, VaultError>?,

@@ -141,10 +141,13 @@ public actor UserStorage {
         get throws(VaultError) { try storedEnvelopeFiles().map(\.envelope.userId).sorted() }
     }
 
+    /// An envelope as read from its file, with the file's bytes.
+    typealias EnvelopeFile = (envelope: Envelope, bytes: Data)
+
     /// The one user stored, for a call that names none, with that user's envelope file as read (nil when the file is
     /// not under the name its user gives: it is then read by that name, and refused there).
     /// - Throws: ``VaultError`` `.notRegistered` when no user is stored, `.invalidConfiguration` when several are.
-    func soleUser() throws(VaultError) -> (userId: String, file: (envelope: Envelope, bytes: Data)?) {
+    func soleUser() throws(VaultError) -> (userId: String, file: EnvelopeFile?) {
         let files = try storedEnvelopeFiles()
         guard files.count == 1, let (name, envelope, bytes) = files.first else {
             if files.isEmpty { throw .notRegistered(userId: "") }
