@@ -23,6 +23,16 @@ package enum CoreDumps {
         #endif
     }
 
+    /// Leaves the `count` bytes of whole pages at `pages` out of core files (`madvise(MADV_DONTDUMP)`); advice only.
+    /// - Returns: whether the kernel took it (always true elsewhere than Linux).
+    package static func exclude(pages: UnsafeMutableRawPointer, count: Int) -> Bool {
+        #if os(Linux)
+        return madvise(pages, count, MADV_DONTDUMP) == 0
+        #else
+        return true
+        #endif
+    }
+
     #if os(Linux)
     /// PR_SET_DUMPABLE from <linux/prctl.h>, which the Glibc module does not import.
     private static let setDumpable: CInt = 4
