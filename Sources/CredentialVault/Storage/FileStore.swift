@@ -197,9 +197,9 @@ struct FileStore: Sendable {
     /// (``removeStaleTemporaryFiles(among:)``) and looks for records (``names(in:withSuffix:)``).
     func listing() throws(VaultError) -> [String] {
         do {
-            return try FileManager.default.contentsOfDirectory(atPath: path)
+            return try DirectoryListing.names(at: path)
         } catch {
-            throw .fileSystem("list", path: path, error.localizedDescription)
+            throw .fileSystem("list", path: path, String(cString: strerror(error.errorNumber)))
         }
     }
 
