@@ -36,6 +36,11 @@ enum Base64Codec {
         Sodium.ensureReady()
         let input = Array(text.utf8)
         if input.isEmpty { return Data() }
+        let reason = "the text is not canonical \(variant == .original ? "base64" : "base64url")"
+        // libsodium reads the text as `char`: a byte from 0x80 up is negative there, and its constant-time compares
+        // then take it for '_' or '/' (found against PublicBase64URL). Refused first, over the whole text at once,
+        // without a branch on which byte it is.
+        guard input.reduce(0, |) & 0x80 == 0 else { throw CryptoError(.invalidEncoding, reason) }
         // libsodium checks the alphabet, the padding and that trailing bits are zero; it stops at
         // the first byte it does not accept, so the whole input must have been consumed as well.
         var output = [UInt8](repeating: 0, count: input.count / 4 * 3 + 3)
@@ -60,7 +65,6 @@ enum Base64Codec {
                 }
             }
         }
-        let reason = "the text is not canonical \(variant == .original ? "base64" : "base64url")"
         try Sodium.check(status, .invalidEncoding, reason)
         guard consumed == input.count else { throw CryptoError(.invalidEncoding, reason) }
         return Data(output[0..<written])

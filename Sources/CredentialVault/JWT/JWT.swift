@@ -198,7 +198,7 @@ extension JWT {
 
     private static func decodeBase64URL(_ segment: Substring.UTF8View, named name: String) throws(JWTError) -> Data {
         do {
-            return try Base64URL.decode(Substring(segment))
+            return try PublicBase64URL.decode(Substring(segment))
         } catch {
             throw JWTError(.invalidBase64, "the \(name) segment is not strict base64url")
         }

@@ -31,8 +31,8 @@ struct Envelope: Sendable {
         var ciphertext: String
 
         init(_ sealed: XChaCha20Poly1305.SealedBox) {
-            nonce = Base64URL.encode(sealed.nonce)
-            ciphertext = Base64URL.encode(sealed.ciphertext)
+            nonce = PublicBase64URL.encode(sealed.nonce)
+            ciphertext = PublicBase64URL.encode(sealed.ciphertext)
         }
 
         init?(json: JSONValue) {
@@ -47,8 +47,8 @@ struct Envelope: Sendable {
 
         func open(key: SecureBytes, associatedData: Data) throws(CryptoError) -> SecureBytes {
             let sealed = XChaCha20Poly1305.SealedBox(
-                nonce: try Base64URL.decode(nonce),
-                ciphertext: try Base64URL.decode(ciphertext)
+                nonce: try PublicBase64URL.decode(nonce),
+                ciphertext: try PublicBase64URL.decode(ciphertext)
             )
             return try XChaCha20Poly1305.open(sealed, key: key, associatedData: associatedData)
         }
@@ -121,7 +121,7 @@ struct Envelope: Sendable {
                 algorithm: kdfAlgorithm,
                 opsLimit: parameters.opsLimit,
                 memLimitBytes: parameters.memLimitBytes,
-                salt: Base64URL.encode(parameters.salt)
+                salt: PublicBase64URL.encode(parameters.salt)
             ),
             binding: binding,
             keyServiceProtocol: keyServiceVersion == .v1 ? nil : keyServiceVersion.rawValue,
@@ -148,16 +148,16 @@ struct Envelope: Sendable {
         let (plaintext, payload) = SealedRecord.plaintext(of: token)
         copy.payload = payload
         let box = try XChaCha20Poly1305.seal(plaintext, key: dataKey, associatedData: copy.tokenAssociatedData)
-        copy.nonce = Base64URL.encode(box.nonce)
-        copy.ciphertext = Base64URL.encode(box.ciphertext)
+        copy.nonce = PublicBase64URL.encode(box.nonce)
+        copy.ciphertext = PublicBase64URL.encode(box.ciphertext)
         return copy
     }
 
     /// The sealed token, if `dataKey` is right and no byte of the header changed.
     func open(dataKey: SecureBytes) throws(CryptoError) -> SecureBytes {
         let sealed = XChaCha20Poly1305.SealedBox(
-            nonce: try Base64URL.decode(nonce),
-            ciphertext: try Base64URL.decode(ciphertext)
+            nonce: try PublicBase64URL.decode(nonce),
+            ciphertext: try PublicBase64URL.decode(ciphertext)
         )
         return try XChaCha20Poly1305.open(sealed, key: dataKey, associatedData: tokenAssociatedData)
     }
@@ -197,7 +197,7 @@ struct Envelope: Sendable {
         let parameters = Argon2idParameters(
             opsLimit: kdf.opsLimit,
             memLimitBytes: kdf.memLimitBytes,
-            salt: try Base64URL.decode(kdf.salt)
+            salt: try PublicBase64URL.decode(kdf.salt)
         )
         try parameters.validate()
         return parameters
