@@ -1,16 +1,17 @@
-public import Foundation
+package import Foundation
 
 /// ``Base64URL``'s strict rules (RFC 7515 section 2: the URL-safe alphabet, no padding, no whitespace, no non-zero
-/// trailing bits) for bytes that are not secret: ciphertexts, nonces, salts, and the segments of a JWT.
+/// trailing bits) for bytes that are not secret: ciphertexts, nonces, salts, and a JWT's header and payload (not its
+/// signature, which is what makes a bearer token unguessable). For the modules of this package only.
 ///
 /// A table lookup per character, several times faster than ``Base64URL``, whose libsodium code takes the same time
 /// whatever the bytes are so that a secret's encoding leaks nothing through timing. Here the time and the memory
 /// touched depend on the bytes: never use it for a key, a password-derived value or anything a key is made from.
-/// A login encodes and decodes about 5 KB of public base64url (its sealed record, two JWTs), cold after Argon2id, so
+/// A login encodes and decodes about 5 KB of public base64url (its sealed record, two JWTs' headers and payloads), cold after Argon2id, so
 /// the constant-time code cost it tens of microseconds for nothing (issue 23).
-public enum PublicBase64URL {
+package enum PublicBase64URL {
     /// Encodes `data` without padding: the same text as ``Base64URL/encode(_:)``.
-    public static func encode(_ data: Data) -> String {
+    package static func encode(_ data: Data) -> String {
         let bytes = [UInt8](data)
         let full = bytes.count / 3
         let rest = bytes.count % 3
@@ -39,7 +40,7 @@ public enum PublicBase64URL {
     /// Decodes unpadded base64url; it accepts and refuses exactly what ``Base64URL/decode(_:)`` does.
     /// - Throws: ``CryptoError/Code/invalidEncoding`` for padding, the standard alphabet's `+` or `/`, whitespace, any
     ///   other byte outside the alphabet, a length of 1 mod 4, or non-zero trailing bits.
-    public static func decode(_ text: some StringProtocol) throws(CryptoError) -> Data {
+    package static func decode(_ text: some StringProtocol) throws(CryptoError) -> Data {
         let input = Array(text.utf8)
         let refusal = CryptoError(.invalidEncoding, "the text is not canonical base64url")
         let rest = input.count % 4

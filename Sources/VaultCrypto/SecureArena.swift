@@ -1,3 +1,4 @@
+internal import CSodium
 import Synchronization
 import VaultPOSIX
 
@@ -10,15 +11,16 @@ import VaultPOSIX
 /// once, when the arena is first used, and on Linux also left out of core dumps (`MADV_DONTDUMP`, which takes whole
 /// pages only, so no heap block could ask for it).
 ///
-/// A buffer larger than the largest slot, or one asked for while every slot is taken, falls back to the heap. Slots
-/// start zeroed (fresh anonymous pages) and ``SecureBytes`` zeroes a slot before giving it back. When the pages cannot
-/// be locked (`RLIMIT_MEMLOCK`), the arena is used all the same, unlocked, as a heap block would be.
-@safe
+/// A buffer larger than the largest slot, or one asked for while every slot is taken, goes to the heap. So does every
+/// buffer when the arena's pages could not be locked (`RLIMIT_MEMLOCK`): the heap path then tries its own lock for
+/// each buffer, as before the arenas. Both arenas together lock 32 KiB, half of the smallest default limit (64 KiB on
+/// kernels before 5.16). A free slot is all zeros: fresh anonymous pages, and ``release(_:)`` zeroes a slot before it
+/// marks it free.
 package final class SecureArena: Sendable {
-    /// Keys, nonces and their text: 512 slots of 64 bytes (32 KiB).
-    package static let small = SecureArena(slotSize: 64, slotCount: 512)
-    /// Sealed records and other plaintexts of a few hundred bytes: 16 slots of 2 KiB (32 KiB).
-    package static let large = SecureArena(slotSize: 2048, slotCount: 16)
+    /// Keys, nonces and their text: 256 slots of 64 bytes (16 KiB).
+    package static let small = SecureArena(slotSize: 64, slotCount: 256)
+    /// Sealed records and other plaintexts of a few hundred bytes: 8 slots of 2 KiB (16 KiB).
+    package static let large = SecureArena(slotSize: 2048, slotCount: 8)
 
     /// The arena whose slots hold `count` bytes, nil when `count` is larger than every slot.
     package static func arena(for count: Int) -> SecureArena? {
@@ -29,9 +31,11 @@ package final class SecureArena: Sendable {
 
     /// The bytes in a slot.
     package let slotSize: Int
-    /// Whether the pages are locked in memory.
+    /// The number of slots.
+    package let slotCount: Int
+    /// Whether the pages are mapped and locked in memory; when not, ``allocate()`` gives no slot.
     package let isLocked: Bool
-    /// The first slot's address; 0 when the pages could not be mapped (every buffer then goes to the heap).
+    /// The first slot's address; 0 when the pages could not be mapped.
     private let address: UInt
     /// One bit per slot, set while the slot is free.
     private let free: Mutex<[UInt64]>
@@ -40,6 +44,7 @@ package final class SecureArena: Sendable {
     package init(slotSize: Int, slotCount: Int) {
         precondition(slotCount > 0 && slotSize > 0 && slotSize % 16 == 0, "16-byte aligned slots")
         self.slotSize = slotSize
+        self.slotCount = slotCount
         let size = slotSize * slotCount
         let mapped = unsafe mmap(nil, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         guard let pages = unsafe mapped, unsafe pages != MAP_FAILED else {
@@ -60,9 +65,17 @@ package final class SecureArena: Sendable {
         )
     }
 
-    /// A free slot of ``slotSize`` zeroed bytes, nil when every slot is taken.
+    deinit {
+        guard address != 0, let pages = unsafe UnsafeMutableRawPointer(bitPattern: address) else { return }
+        let size = slotSize * slotCount
+        unsafe sodium_memzero(pages, size)
+        if isLocked { unsafe Sodium.check(munlock(pages, size), cannotFail: "munlock") }
+        _ = unsafe munmap(pages, size)
+    }
+
+    /// A free slot of ``slotSize`` zeroed bytes, nil when every slot is taken or the pages are not locked.
     package func allocate() -> UnsafeMutableRawPointer? {
-        guard address != 0 else { return nil }
+        guard isLocked else { return nil }
         let index: Int? = free.withLock { words in
             for word in words.indices where words[word] != 0 {
                 let bit = words[word].trailingZeroBitCount
@@ -75,11 +88,16 @@ package final class SecureArena: Sendable {
         return unsafe UnsafeMutableRawPointer(bitPattern: address + UInt(index * slotSize))
     }
 
-    /// Gives back `slot`, from ``allocate()`` and zeroed by the caller.
+    /// Zeroes `slot`, from ``allocate()``, and marks it free.
     package func release(_ slot: UnsafeMutableRawPointer) {
-        let offset = UInt(bitPattern: slot) - address
-        precondition(offset % UInt(slotSize) == 0, "not the start of a slot of this arena")
-        let index = Int(offset) / slotSize
+        let start = UInt(bitPattern: slot)
+        precondition(
+            address != 0 && start >= address && (start - address) % UInt(slotSize) == 0
+                && Int((start - address) / UInt(slotSize)) < slotCount,
+            "not a slot of this arena"
+        )
+        let index = Int((start - address) / UInt(slotSize))
+        unsafe sodium_memzero(slot, slotSize)
         free.withLock { words in
             let (word, bit) = (index / 64, UInt64(index % 64))
             precondition(words[word] & (1 << bit) == 0, "a slot given back twice")

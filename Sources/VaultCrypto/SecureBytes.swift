@@ -37,7 +37,7 @@ public final class SecureBytes: @unchecked Sendable {
         let raw: UnsafeMutableRawBufferPointer
         let home: Home
         if let arena = SecureArena.arena(for: size), let slot = unsafe arena.allocate() {
-            // Locked (where the limit allows) once for all its slots, and zeroed.
+            // Locked once for all its slots, and zeroed.
             unsafe raw = UnsafeMutableRawBufferPointer(start: slot, count: size)
             home = .arena(arena)
         } else {
@@ -94,12 +94,13 @@ public final class SecureBytes: @unchecked Sendable {
 
     private static func release(_ buffer: UnsafeMutableRawBufferPointer, from home: Home) {
         let full = unsafe UnsafeMutableRawBufferPointer(start: buffer.baseAddress, count: max(buffer.count, 1))
-        unsafe sodium_memzero(full.baseAddress!, full.count)
-        // Zeroed before it is given back or unlocked, as sodium_munlock does; it unlocks only what init locked.
         switch home {
         case .arena(let arena):
+            // The arena zeroes the slot as it takes it back.
             unsafe arena.release(full.baseAddress!)
         case .heap(let locked):
+            // Zeroed before it is unlocked, as sodium_munlock does; it unlocks only what init locked.
+            unsafe sodium_memzero(full.baseAddress!, full.count)
             if locked { unsafe Sodium.check(munlock(full.baseAddress!, full.count), cannotFail: "munlock") }
             unsafe full.deallocate()
         }

@@ -1,5 +1,5 @@
 /// Keeping a process's memory out of core files and away from debuggers of the same user: the Linux calls, and
-/// nothing on other systems (where both report success).
+/// nothing on other systems (where each reports success).
 package enum CoreDumps {
     /// Marks the process not dumpable (`prctl(PR_SET_DUMPABLE, 0)`), which also keeps other processes of the same
     /// user from attaching with ptrace and reading its memory.

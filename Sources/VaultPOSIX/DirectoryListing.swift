@@ -2,7 +2,9 @@
 /// no user, and `FileManager`'s listing cost about 40 µs of a 4–5 ms login over https where this costs its three system
 /// calls (issue 23).
 package enum DirectoryListing {
-    /// Every name in the directory at `path` except `.` and `..`, in the order the file system gives them.
+    /// Every name in the directory at `path` except `.` and `..`, in the order the file system gives them. A name that
+    /// is not UTF-8 comes back with U+FFFD in place of its bad bytes (no file of the store has one: their names are
+    /// hashes and fixed dot-names).
     /// - Throws: ``FileStatus/Failure`` with the `errno` of `opendir` or `readdir` (`ENOENT`, `EACCES`, `ENOTDIR`, ...).
     package static func names(at path: String) throws(FileStatus.Failure) -> [String] {
         guard let directory = opendir(path) else { throw FileStatus.Failure(errorNumber: errno) }
@@ -15,9 +17,12 @@ package enum DirectoryListing {
                 if errno != 0 { throw FileStatus.Failure(errorNumber: errno) }
                 return names
             }
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-                String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            // Read in place, up to its NUL: an entry is only as long as its name (d_reclen), so a copy of the whole
+            // d_name array could read past the end of readdir's buffer.
+            let name = String(
+                cString: (UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!)
+                    .assumingMemoryBound(to: CChar.self)
+            )
             if name != "." && name != ".." { names.append(name) }
         }
     }

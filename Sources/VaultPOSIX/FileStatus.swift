@@ -14,7 +14,7 @@ package struct FileStatus: Sendable, Equatable {
         case other
     }
 
-    /// A failed `stat`, `lstat` or `fstat`.
+    /// A failed `stat`, `lstat` or `fstat`, or `opendir` or `readdir` (``DirectoryListing``).
     package struct Failure: Error, Sendable, Equatable {
         /// The call's `errno` (`ENOENT`, `EACCES`, ...).
         package let errorNumber: Int32

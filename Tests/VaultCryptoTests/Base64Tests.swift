@@ -2,13 +2,15 @@ import Foundation
 import Testing
 import VaultCrypto
 
-@Suite("strict base64url and base64")
+@Suite("strict base64url (constant-time and for public bytes) and base64")
 struct Base64Tests {
     @Test("RFC 7515 appendix C: [3, 236, 255, 224, 193] is \"A-z_4ME\"")
     func rfc7515AppendixC() throws {
         let bytes = Data([3, 236, 255, 224, 193])
         #expect(Base64URL.encode(bytes) == "A-z_4ME")
         #expect(try Base64URL.decode("A-z_4ME") == bytes)
+        #expect(PublicBase64URL.encode(bytes) == "A-z_4ME")
+        #expect(try PublicBase64URL.decode("A-z_4ME") == bytes)
     }
 
     // RFC 4648 section 10, in the unpadded URL-safe form RFC 7515 section 2 asks for.
@@ -22,6 +24,8 @@ struct Base64Tests {
     func rfc4648(plain: String, encoded: String) throws {
         #expect(Base64URL.encode(Data(plain.utf8)) == encoded)
         #expect(try Base64URL.decode(encoded) == Data(plain.utf8))
+        #expect(PublicBase64URL.encode(Data(plain.utf8)) == encoded)
+        #expect(try PublicBase64URL.decode(encoded) == Data(plain.utf8))
     }
 
     @Test(
@@ -38,10 +42,13 @@ struct Base64Tests {
             "Zm9\u{0}",  // NUL
             "Zm9v\u{E9}",  // non-ASCII
             "eT\u{E9}",  // non-ASCII where the length would do: libsodium 1.0.18 took each byte for '_'
+            "\u{E9}QN",
+            "Zm9vYmF\u{FF}",
         ]
     )
     func rejectsNonCanonical(text: String) {
         #expect(throws: CryptoError(.invalidEncoding, "")) { try Base64URL.decode(text) }
+        #expect(throws: CryptoError(.invalidEncoding, "")) { try PublicBase64URL.decode(text) }
     }
 
     @Test("random byte strings round-trip through base64url")

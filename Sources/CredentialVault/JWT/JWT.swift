@@ -191,14 +191,21 @@ extension JWT {
             guard !signature.isEmpty else {
                 throw JWTError(.malformed, "the signature segment is empty but alg names a signing algorithm")
             }
-            _ = try decodeBase64URL(signature, named: "signature")
+            _ = try decodeBase64URL(signature, named: "signature", inConstantTime: true)
         }
         return (header, claims)
     }
 
-    private static func decodeBase64URL(_ segment: Substring.UTF8View, named name: String) throws(JWTError) -> Data {
+    /// `segment` decoded: `inConstantTime` for the signature, which is what makes a bearer token unguessable, and by
+    /// table (``PublicBase64URL``) for the header and the payload, which anyone holding the token reads anyway.
+    private static func decodeBase64URL(
+        _ segment: Substring.UTF8View,
+        named name: String,
+        inConstantTime: Bool = false
+    ) throws(JWTError) -> Data {
         do {
-            return try PublicBase64URL.decode(Substring(segment))
+            let text = Substring(segment)
+            return try inConstantTime ? Base64URL.decode(text) : PublicBase64URL.decode(text)
         } catch {
             throw JWTError(.invalidBase64, "the \(name) segment is not strict base64url")
         }
