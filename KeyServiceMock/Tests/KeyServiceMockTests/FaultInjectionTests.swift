@@ -13,7 +13,9 @@ struct FaultInjectionTests {
     @Test("delay holds the key service's answer back while other routes answer, then answers normally")
     func delay() async throws {
         try await KeyServiceMockServer.withServer { server async throws in
-            server.faults.set(.delay(.seconds(3)), for: .keyService)
+            // Long enough for any machine to answer the discovery document meanwhile: with 3 s, a fresh clone's CI, its
+            // two cores running the whole fast tier, once answered createkey first.
+            server.faults.set(.delay(.seconds(20)), for: .keyService)
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
             let order = Order()
             // Ordered, not timed: the discovery document (not delayed) is answered while createkey is held back.
