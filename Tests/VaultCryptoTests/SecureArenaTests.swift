@@ -61,14 +61,15 @@ struct SecureArenaTests {
 
     @Test("buffers made and released on many threads at once never share a slot")
     func concurrent() async {
-        // Each task holds more buffers at once than the small arena has slots, so some fall back to the heap.
-        let count = SecureArena.small.slotCount + 100
+        // Each task holds a quarter of the small arena's slots and a few more, so tasks running at once also send some
+        // to the heap. Kept small: each heap buffer is an mlock and a munlock that other tests' page faults wait on.
+        let perTask = SecureArena.small.slotCount / 4 + 16
         let failures = await withTaskGroup(of: Int.self) { group in
-            for task in 0..<8 {
+            for task in 0..<4 {
                 group.addTask {
                     var failures = 0
-                    for _ in 0..<10 {
-                        let fills = (0..<count).map { UInt8(truncatingIfNeeded: task * 31 + $0) }
+                    for _ in 0..<5 {
+                        let fills = (0..<perTask).map { UInt8(truncatingIfNeeded: task * 31 + $0) }
                         let held = fills.map { SecureBytes([UInt8](repeating: $0, count: 32)) }
                         failures += zip(fills, held).count { fill, secret in
                             secret.copyToData() != Data(repeating: fill, count: 32)
