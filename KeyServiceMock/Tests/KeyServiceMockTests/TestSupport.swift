@@ -42,8 +42,10 @@ final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
 struct HTTPClient: Sendable {
     let session: URLSession
 
-    /// A client with at most `maximumConnections` at once, giving each request `timeout` seconds.
-    init(maximumConnections: Int = 16, timeout: TimeInterval = 30) {
+    /// A client with at most `maximumConnections` at once, giving each request `timeout` seconds. 120 s by default: the
+    /// alone tier's lockout hammers (a thousand attempts each) share the process's derivation places with every other
+    /// suite, and a fresh clone's run on two cores had key calls of other suites wait past 30 s behind them.
+    init(maximumConnections: Int = 16, timeout: TimeInterval = 120) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = maximumConnections
         configuration.timeoutIntervalForRequest = timeout
