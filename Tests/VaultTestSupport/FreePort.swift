@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -13,14 +14,20 @@ import Darwin
 public enum FreePort {
     /// A port that was free a moment ago, taken below Linux's ephemeral range (32768 and up): every other
     /// listener in these tests binds port 0 and gets an ephemeral one, so none of them can take it in between.
+    /// Never the same port twice in one process: two suites running at once could otherwise both be handed a port
+    /// before either binds it (a fresh clone's fast tier once saw nginx fail with EADDRINUSE).
     /// - Throws: ``Unavailable`` when 200 picks were all taken.
     public static func pick() throws -> UInt16 {
         for _ in 0..<200 {
             let port = UInt16.random(in: 20_000..<32_000)
+            guard handedOut.withLock({ $0.insert(port).inserted }) else { continue }
             if (try? Held(port: port)) != nil { return port }
         }
         throw Unavailable(description: "no free port below 32000")
     }
+
+    /// Every port ``pick()`` has tried in this process.
+    private static let handedOut = Mutex<Set<UInt16>>([])
 
     /// A socket listening on 127.0.0.1 at a port of the system's choice, until it is released.
     public final class Held {

@@ -11,7 +11,7 @@ struct HTTPKeyServiceTests {
     @Test("create key, then get it by secret and by long secret")
     func roundTrip() async throws {
         try await KeyServiceMockServer.withServer { server in
-            let client = try HTTPKeyService(baseURL: server.keyServiceURL)
+            let client = try HTTPKeyService(baseURL: server.keyServiceURL, timeout: VaultFixture.requestTimeout)
             let created = try await client.createKey(secret: secret)
             #expect((16...64).contains(created.key.count))
             let longSecret = try #require(created.longSecret)
@@ -27,12 +27,20 @@ struct HTTPKeyServiceTests {
         var configuration = KeyServiceMockConfiguration()
         configuration.realm = "clinic"
         try await KeyServiceMockServer.withServer(configuration) { server in
-            let client = try HTTPKeyService(server: server.baseURL, realm: "clinic")
+            let client = try HTTPKeyService(
+                server: server.baseURL,
+                realm: "clinic",
+                timeout: VaultFixture.requestTimeout
+            )
             #expect(
                 client.baseURL.absoluteString == server.baseURL.absoluteString + "/auth/realms/clinic/keyservice/v1/"
             )
             _ = try await client.createKey(secret: secret)
-            let wrongRealm = try HTTPKeyService(server: server.baseURL, realm: "other")
+            let wrongRealm = try HTTPKeyService(
+                server: server.baseURL,
+                realm: "other",
+                timeout: VaultFixture.requestTimeout
+            )
             let error = await #expect(throws: VaultError.self) { try await wrongRealm.createKey(secret: secret) }
             #expect(error?.isKeyServiceError == true)
             #expect(error?.isWrongPassword == false)
@@ -44,7 +52,7 @@ struct HTTPKeyServiceTests {
     @Test("status mapping: 401 is a wrong password, 204 a locked key, 404 a missing key")
     func statuses() async throws {
         try await KeyServiceMockServer.withServer { server in
-            let client = try HTTPKeyService(baseURL: server.keyServiceURL)
+            let client = try HTTPKeyService(baseURL: server.keyServiceURL, timeout: VaultFixture.requestTimeout)
             let created = try await client.createKey(secret: secret)
             let wrong = SecureBytes(Data("wrong".utf8))
             for _ in 0..<3 {
@@ -118,7 +126,7 @@ struct HTTPKeyServiceTests {
     @Test("faults: a 500 is a refusal, an undecodable 200 an unexpected answer, a dropped connection a network error")
     func faults() async throws {
         try await KeyServiceMockServer.withServer { server in
-            let client = try HTTPKeyService(baseURL: server.keyServiceURL)
+            let client = try HTTPKeyService(baseURL: server.keyServiceURL, timeout: VaultFixture.requestTimeout)
             server.faults.set(.internalServerError, for: .keyService)
             let refused = await #expect(throws: VaultError.self) { try await client.createKey(secret: secret) }
             #expect(refused?.kind == .serverRefused)
