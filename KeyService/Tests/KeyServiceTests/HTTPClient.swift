@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VaultTestSupport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -18,37 +19,20 @@ struct HTTPAnswer: Sendable {
     }
 }
 
-/// A small HTTP client over URLSession, talking to the server as any other process would.
+/// A small HTTP client, talking to the server as any other process would (``TestHTTP``: AsyncHTTPClient).
 struct HTTPClient: Sendable {
-    let session: URLSession
+    /// Seconds each request may take to its answer's head.
+    let timeout: TimeInterval
 
-    /// A client with at most `maximumConnections` at once, giving each request `timeout` seconds.
-    init(maximumConnections: Int = 16, timeout: TimeInterval = 30) {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpMaximumConnectionsPerHost = maximumConnections
-        configuration.timeoutIntervalForRequest = timeout
-        session = URLSession(configuration: configuration)
+    /// A client giving each request `timeout` seconds. 120 s by default: the alone tier's hammers share the machine
+    /// with every other suite.
+    init(timeout: TimeInterval = 120) {
+        self.timeout = timeout
     }
 
     func send(_ request: URLRequest) async throws -> HTTPAnswer {
-        // dataTask(with:) and resume() run on a dispatch thread: their wait for the session's queue never holds a
-        // cooperative thread.
-        let session = session
-        let (data, response) = try await withCheckedThrowingContinuation {
-            (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
-            DispatchQueue.global().async {
-                session.dataTask(with: request) { data, response, error in
-                    if let response {
-                        continuation.resume(returning: (data ?? Data(), response))
-                    } else {
-                        continuation.resume(throwing: error ?? URLError(.badServerResponse))
-                    }
-                }
-                .resume()
-            }
-        }
-        let http = try #require(response as? HTTPURLResponse)
-        return HTTPAnswer(status: http.statusCode, body: data)
+        let answer = try await TestHTTP.send(request, timeout: timeout)
+        return HTTPAnswer(status: answer.status, body: answer.body)
     }
 
     func get(_ url: URL) async throws -> HTTPAnswer {

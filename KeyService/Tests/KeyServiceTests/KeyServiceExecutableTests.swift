@@ -46,7 +46,7 @@ struct KeyServiceExecutableTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try await KeyServiceProcess.launch(Self.sqlite(directory))
         let attempts = 200
-        let calls = KeyServiceCalls(base: server.keyServiceURL, http: HTTPClient(maximumConnections: attempts))
+        let calls = KeyServiceCalls(base: server.keyServiceURL, http: HTTPClient())
         let created = try await calls.newKey(secret: "s3cret")
         let start = AsyncStream.makeStream(of: Void.self)
         let counts = await withTaskGroup(of: Int.self) { group in
@@ -70,7 +70,7 @@ struct KeyServiceExecutableTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let server = try await KeyServiceProcess.launch(Self.sqlite(directory))
         let attempts = 200
-        let calls = KeyServiceCalls(base: server.keyServiceURL, http: HTTPClient(maximumConnections: attempts))
+        let calls = KeyServiceCalls(base: server.keyServiceURL, http: HTTPClient())
         let created = try await calls.newKey(secret: "s3cret")
         let start = AsyncStream.makeStream(of: Void.self)
         let counts = await withTaskGroup(of: Int.self) { group in

@@ -20,7 +20,7 @@ struct KeyServiceV2ClusterTests {
         try await PostgresServer.with { server in
             try await KeyServiceCluster.with(instances: 4, on: server) { cluster in
                 // Each client waits up to 120 s: the test is about counts, not speed.
-                let calls = Self.calls(cluster, http: HTTPClient(maximumConnections: 100, timeout: 120))
+                let calls = Self.calls(cluster, http: HTTPClient())
                 let key = try await calls.register(password: "right")
                 let blinded = try (0..<attempts).map { _ in
                     try OPRF.blind(KeyServiceV2Calls.input("wrong")).blindedElement

@@ -2,10 +2,6 @@ import Foundation
 import Testing
 import VaultTestSupport
 
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-
 /// The nginx the multi-instance tests put in front: the operator page's sample configuration, filled in.
 @Suite("nginx from the sample configuration")
 struct NginxHarnessTests {
@@ -29,11 +25,7 @@ struct NginxHarnessTests {
         let down = Int(try FreePort.pick())
         let pidFile = try await NginxServer.with(upstreams: [down]) { nginx in
             let url = try #require(URL(string: nginx.baseURL + "/keyservice/v1/key"))
-            var request = URLRequest(url: url)
-            request.httpMethod = "POST"
-            request.httpBody = Data("{}".utf8)
-            let (_, response) = try await URLSession.shared.data(for: request)
-            #expect((response as? HTTPURLResponse)?.statusCode == 502)
+            #expect(try await HTTPClient().post(url, json: [:]).status == 502)
             return nginx.directory.appending(path: "nginx.pid")
         }
         // The scope removed its directory after nginx exited; no master is left listening on the port.

@@ -14,7 +14,7 @@ struct PostgresClusterTests {
     func hammer(attempts: Int) async throws {
         try await PostgresServer.with { server in
             try await KeyServiceCluster.with(instances: 4, on: server) { cluster in
-                let calls = cluster.calls(connections: 100)
+                let calls = cluster.calls()
                 let key = try await calls.newKey(secret: "right-secret")
                 let statuses = await withTaskGroup(of: Int.self) { group in
                     for _ in 0..<attempts {
@@ -63,7 +63,7 @@ struct PostgresClusterTests {
     }
 
     private static func killMidRequest(_ cluster: KeyServiceCluster, server: PostgresServer) async throws {
-        let calls = cluster.calls(connections: 100)
+        let calls = cluster.calls()
         let keyIds = try await newKeys(50, calls: calls)
         // Two wrong secrets per key, below the lock: every attempt that reaches the database is counted.
         let answers = await wrongAttempts(keyIds, calls: calls, victim: cluster.instances[0].child)
@@ -169,7 +169,7 @@ struct PostgresClusterTests {
         try await PostgresServer.with { server in
             try await KeyServiceCluster.with(instances: 2, on: server, arguments: ["--max-keys-per-client", "1"]) {
                 cluster in
-                let calls = cluster.calls(connections: 40)
+                let calls = cluster.calls()
                 let statuses = await withTaskGroup(of: Int.self) { group in
                     for index in 0..<40 {
                         group.addTask { await status { try await calls.createKey(secret: "secret-\(index)") } }

@@ -1,10 +1,7 @@
 import Foundation
 import KeyServiceMock
 import Testing
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import VaultTestSupport
 
 @Suite("Fault injection")
 struct FaultInjectionTests {
@@ -46,7 +43,7 @@ struct FaultInjectionTests {
             let created = try await calls.newKey(secret: "s3cret")
             server.faults.set(.dropConnection, for: .keyService)
             for _ in 0..<3 {
-                await #expect(throws: URLError.self) { try await calls.key(created.keyId, secret: "wrong") }
+                await #expect(throws: TestHTTP.NoAnswer.self) { try await calls.key(created.keyId, secret: "wrong") }
             }
             server.faults.set(nil, for: .keyService)
             for _ in 0..<2 { #expect(try await calls.key(created.keyId, secret: "wrong").status == 401) }
@@ -119,13 +116,13 @@ struct FaultInjectionTests {
             let calls = KeyServiceCalls(base: server.keyServiceURL, http: http)
             let created = try await calls.newKey(secret: "s3cret")
             server.faults.set(.stall(.milliseconds(300)), for: .keyService)
-            await #expect(throws: URLError.self) { try await calls.key(created.keyId, secret: "wrong") }
+            await #expect(throws: TestHTTP.NoAnswer.self) { try await calls.key(created.keyId, secret: "wrong") }
             server.faults.set(.oversizedBody(bytes: 100_000), for: .keyService)
             let oversized = try await calls.key(created.keyId, secret: "wrong")
             #expect(oversized.status == 200 && oversized.body.count == 100_000)
             #expect((try? JSONSerialization.jsonObject(with: oversized.body)) != nil)
             server.faults.set(.truncatedBody, for: .keyService)
-            await #expect(throws: URLError.self) { try await calls.key(created.keyId, secret: "wrong") }
+            await #expect(throws: TestHTTP.NoAnswer.self) { try await calls.key(created.keyId, secret: "wrong") }
             server.faults.set(nil, for: .keyService)
             #expect(await server.failedAttempts(keyId: created.keyId) == 0)
             #expect(try await calls.key(created.keyId, secret: "s3cret").status == 200)

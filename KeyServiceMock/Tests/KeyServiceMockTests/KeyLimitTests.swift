@@ -125,7 +125,7 @@ struct KeyLimitTests {
         var configuration = KeyServiceMockConfiguration()
         configuration.maximumKeysPerClient = 10
         try await KeyServiceMockServer.withServer(configuration) { server async throws in
-            let calls = KeyServiceCalls(base: server.keyServiceURL, http: HTTPClient(maximumConnections: 50))
+            let calls = KeyServiceCalls(base: server.keyServiceURL, http: HTTPClient())
             let statuses = await withTaskGroup(of: Int.self) { group in
                 for _ in 0..<50 { group.addTask { await status { try await calls.createKey(secret: "s") } } }
                 var counts: [Int: Int] = [:]

@@ -200,7 +200,7 @@ func concurrentWrongAttempts(on base: URL, attempts: Int) async throws -> [Int: 
     // Each client waits up to 120 s: the test is about counts, not speed. Under ThreadSanitizer (make proof-races) a
     // thousand answers take 25 to 40 s on two cores, and with 30 s the clients answered last (the three 401s among
     // them, at times) counted as no answer. Batches of at most 64 keep the answers coming in steps (SQLiteWriteQueue).
-    let http = HTTPClient(maximumConnections: attempts, timeout: 120)
+    let http = HTTPClient()
     let calls = KeyServiceCalls(base: base, http: http)
     let created = try await calls.newKey(secret: "s3cret")
     // One request body prepared up front, so the requests leave as close together as possible.

@@ -24,7 +24,7 @@ struct KeyServiceV2LockoutTests {
 /// (0: no answer).
 func concurrentEvaluations(on base: URL, attempts: Int) async throws -> [Int: Int] {
     // Each client waits up to 120 s: the test is about counts, not speed (see concurrentWrongAttempts).
-    let http = HTTPClient(maximumConnections: attempts, timeout: 120)
+    let http = HTTPClient()
     let calls = KeyServiceV2Calls(base: base, http: http)
     let key = try await calls.register(password: "right")
     // Every blinded element made up front, so the requests leave as close together as possible.

@@ -231,7 +231,7 @@ struct KeyServiceV2Tests {
     func refusalsAmongEvaluations() async throws {
         try await withV2Server { server, calls, state in
             let key = try await calls.register(password: "right")
-            let v1 = KeyServiceCalls(base: server.keyServiceURL, http: HTTPClient(maximumConnections: 64))
+            let v1 = KeyServiceCalls(base: server.keyServiceURL, http: HTTPClient())
             let blinded = try OPRF.blind(KeyServiceV2Calls.input("wrong")).blindedElement
             // Refusals and evaluations share the SQLite write queue's batches: a refusal takes back only its own count.
             let statuses = await withTaskGroup(of: Int.self) { group in

@@ -2,6 +2,7 @@ import Foundation
 import KeyServiceMock
 import Testing
 import VaultCrypto
+import VaultTestSupport
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -25,57 +26,26 @@ struct HTTPAnswer: Sendable {
     }
 }
 
-/// Refuses to follow redirects, so a test sees the 302 itself.
-final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession,
-        task: URLSessionTask,
-        willPerformHTTPRedirection response: HTTPURLResponse,
-        newRequest request: URLRequest,
-        completionHandler: @escaping @Sendable (URLRequest?) -> Void
-    ) {
-        completionHandler(nil)
-    }
-}
-
-/// A small HTTP client over URLSession for talking to the server as any other process would.
+/// A small HTTP client for talking to the server as any other process would (``TestHTTP``: AsyncHTTPClient, no
+/// redirects followed, so a test sees the 302 itself).
 struct HTTPClient: Sendable {
-    let session: URLSession
+    /// Seconds each request may take to its answer's head.
+    let timeout: TimeInterval
 
-    /// A client with at most `maximumConnections` at once, giving each request `timeout` seconds. 120 s by default: the
-    /// alone tier's lockout hammers (a thousand attempts each) share the process's derivation places with every other
-    /// suite, and a fresh clone's run on two cores had key calls of other suites wait past 30 s behind them.
-    init(maximumConnections: Int = 16, timeout: TimeInterval = 120) {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpMaximumConnectionsPerHost = maximumConnections
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration, delegate: NoRedirects(), delegateQueue: nil)
+    /// A client giving each request `timeout` seconds. 120 s by default: the alone tier's lockout hammers (a thousand
+    /// attempts each) share the process's derivation places with every other suite, and a fresh clone's run on two
+    /// cores had key calls of other suites wait past 30 s behind them.
+    init(timeout: TimeInterval = 120) {
+        self.timeout = timeout
     }
 
     func send(_ request: URLRequest) async throws -> HTTPAnswer {
-        // FoundationNetworking's dataTask(with:) and resume() wait for the session's queue: they run on a
-        // dispatch thread, so that wait never holds one of the cooperative threads the server under test needs.
-        let session = session
-        let (data, response) = try await withCheckedThrowingContinuation {
-            (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
-            DispatchQueue.global().async {
-                session.dataTask(with: request) { data, response, error in
-                    if let response {
-                        continuation.resume(returning: (data ?? Data(), response))
-                    } else {
-                        continuation.resume(throwing: error ?? URLError(.badServerResponse))
-                    }
-                }
-                .resume()
-            }
-        }
-        let http = try #require(response as? HTTPURLResponse)
+        let answer = try await TestHTTP.send(request, timeout: timeout)
         var headers: [String: String] = [:]
-        for (name, value) in http.allHeaderFields {
-            headers["\(name)"] = "\(value)"
+        for (name, value) in answer.headers {
+            headers[name] = headers[name].map { "\($0), \(value)" } ?? value
         }
-        return HTTPAnswer(status: http.statusCode, headers: headers, body: data)
+        return HTTPAnswer(status: answer.status, headers: headers, body: answer.body)
     }
 
     func get(_ url: URL, headers: [String: String] = [:]) async throws -> HTTPAnswer {
@@ -103,10 +73,8 @@ struct HTTPClient: Sendable {
 
 /// The status of the answer to `request`, or 0 when it got no HTTP answer at all.
 ///
-/// Requests made side by side in a task group report a failure this way instead of throwing: a child that
-/// throws makes its group cancel the requests still in flight, and cancelling URLSession tasks that way can
-/// deadlock swift-corelibs-foundation (the cancel waits for the session's queue, which waits to resume the
-/// cancelling task), stalling every test of the process.
+/// Requests made side by side in a task group report a failure this way instead of throwing, so that one failed
+/// request does not cancel the others and every status is counted.
 func status(of request: () async throws -> HTTPAnswer) async -> Int {
     (try? await request().status) ?? 0
 }

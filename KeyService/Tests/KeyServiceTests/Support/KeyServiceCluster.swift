@@ -19,12 +19,9 @@ struct KeyServiceCluster: Sendable {
     let nginx: NginxServer
     let http: HTTPClient
 
-    /// The key-service calls through nginx, with up to `connections` connections at once.
-    func calls(connections: Int = 16) -> KeyServiceCalls {
-        KeyServiceCalls(
-            base: URL(string: nginx.baseURL + "/keyservice/v1")!,
-            http: HTTPClient(maximumConnections: connections)
-        )
+    /// The key-service calls through nginx.
+    func calls() -> KeyServiceCalls {
+        KeyServiceCalls(base: URL(string: nginx.baseURL + "/keyservice/v1")!, http: http)
     }
 
     /// kill -9 of every instance (each one's whole process group).
