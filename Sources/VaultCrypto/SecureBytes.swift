@@ -13,7 +13,14 @@ public final class SecureBytes: @unchecked Sendable {
     // @unchecked Sendable: `storage` is written only inside `init` (before the instance is shared)
     // and zeroed only in `deinit` (when no reference remains); every other access reads it.
     private let storage: UnsafeMutableRawBufferPointer
-    private let locked: Bool
+    private let home: Home
+
+    /// Where the bytes live: a slot of a ``SecureArena`` (small buffers), or a heap block locked on its own when
+    /// `locked`.
+    private enum Home {
+        case arena(SecureArena)
+        case heap(locked: Bool)
+    }
 
     /// The number of bytes.
     public var count: Int { unsafe storage.count }
@@ -25,25 +32,34 @@ public final class SecureBytes: @unchecked Sendable {
     /// If `initialize` throws, the buffer is zeroed and released, and the error passed on.
     init<E: Error>(count: Int, initialize: (UnsafeMutableRawBufferPointer) throws(E) -> Void) throws(E) {
         Sodium.ensureReady()
-        // A zero-byte allocation still gets a valid pointer, so every C call below has one.
-        let raw = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
-        unsafe raw.initializeMemory(as: UInt8.self, repeating: 0)
+        // A zero-byte buffer still gets a valid pointer, so every C call below has one.
+        let size = max(count, 1)
+        let raw: UnsafeMutableRawBufferPointer
+        let home: Home
+        if let arena = SecureArena.arena(for: size), let slot = unsafe arena.allocate() {
+            // Locked once for all its slots, and zeroed.
+            unsafe raw = UnsafeMutableRawBufferPointer(start: slot, count: size)
+            home = .arena(arena)
+        } else {
+            unsafe raw = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+            unsafe raw.initializeMemory(as: UInt8.self, repeating: 0)
+            // mlock keeps the page out of swap; RLIMIT_MEMLOCK may refuse, and zeroing still holds then: a refusal is
+            // an answer, not an error. Not sodium_mlock: its madvise(MADV_DONTDUMP) takes only page-aligned addresses
+            // and so fails (EINVAL) for a heap block; the arena's pages have it. Core files are the process's to turn
+            // off (the CLI does, `CoreDumps`).
+            let locked = unsafe mlock(raw.baseAddress!, raw.count) == 0
+            home = .heap(locked: locked)
+        }
         let buffer = unsafe UnsafeMutableRawBufferPointer(rebasing: raw[0..<count])
-        // mlock keeps the page out of swap; RLIMIT_MEMLOCK may refuse, and zeroing still holds then:
-        // a refusal is an answer, not an error. Not sodium_mlock: it also asks madvise(MADV_DONTDUMP), which takes
-        // only page-aligned addresses and so failed (EINVAL) for every buffer here, two system calls for nothing in
-        // each buffer's life (a login makes about a dozen, issue 23). Core files are the process's to turn off
-        // (the CLI does, `CoreDumps`).
-        let locked = unsafe mlock(raw.baseAddress!, raw.count) == 0
         // Filled before it is stored: a throw after every stored property is set would run deinit as well,
         // and release the buffer twice.
         do {
             try unsafe initialize(buffer)
         } catch {
-            unsafe Self.release(buffer, locked: locked)
+            unsafe Self.release(buffer, from: home)
             throw error
         }
-        self.locked = locked
+        self.home = home
         unsafe storage = buffer
     }
 
@@ -73,15 +89,21 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     deinit {
-        unsafe Self.release(storage, locked: locked)
+        unsafe Self.release(storage, from: home)
     }
 
-    private static func release(_ buffer: UnsafeMutableRawBufferPointer, locked: Bool) {
+    private static func release(_ buffer: UnsafeMutableRawBufferPointer, from home: Home) {
         let full = unsafe UnsafeMutableRawBufferPointer(start: buffer.baseAddress, count: max(buffer.count, 1))
-        unsafe sodium_memzero(full.baseAddress!, full.count)
-        // Zeroed before it is unlocked, as sodium_munlock does; it unlocks only what init locked.
-        if locked { unsafe Sodium.check(munlock(full.baseAddress!, full.count), cannotFail: "munlock") }
-        unsafe full.deallocate()
+        switch home {
+        case .arena(let arena):
+            // The arena zeroes the slot as it takes it back.
+            unsafe arena.release(full.baseAddress!)
+        case .heap(let locked):
+            // Zeroed before it is unlocked, as sodium_munlock does; it unlocks only what init locked.
+            unsafe sodium_memzero(full.baseAddress!, full.count)
+            if locked { unsafe Sodium.check(munlock(full.baseAddress!, full.count), cannotFail: "munlock") }
+            unsafe full.deallocate()
+        }
     }
 
     func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {

@@ -1,5 +1,5 @@
 /// Keeping a process's memory out of core files and away from debuggers of the same user: the Linux calls, and
-/// nothing on other systems (where both report success).
+/// nothing on other systems (where each reports success).
 package enum CoreDumps {
     /// Marks the process not dumpable (`prctl(PR_SET_DUMPABLE, 0)`), which also keeps other processes of the same
     /// user from attaching with ptrace and reading its memory.
@@ -20,6 +20,16 @@ package enum CoreDumps {
         return setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &noCore) == 0 ? nil : errno
         #else
         return nil
+        #endif
+    }
+
+    /// Leaves the `count` bytes of whole pages at `pages` out of core files (`madvise(MADV_DONTDUMP)`); advice only.
+    /// - Returns: whether the kernel took it (always true elsewhere than Linux).
+    package static func exclude(pages: UnsafeMutableRawPointer, count: Int) -> Bool {
+        #if os(Linux)
+        return madvise(pages, count, MADV_DONTDUMP) == 0
+        #else
+        return true
         #endif
     }
 
