@@ -76,13 +76,19 @@ public final class PostgresKeyStorage: KeyStorage, Service {
     }
 
     /// Applies the schema migrations the database lacks (see `PostgresMigrations`): safe from any number of
-    /// instances at once, each migration applied once.
+    /// instances at once, each migration applied once. Under the deadline, as every call: a session the database
+    /// ended between two of its statements would otherwise wait for good (postgres-nio 1.33 never answers a query
+    /// written to a connection that has closed).
     /// - Returns: the versions this call applied.
     /// - Throws: ``PostgresStorageError`` (``PostgresStorageError/Kind/migrationFailed``).
     @discardableResult
     public func migrate() async throws -> [Int] {
+        let client = client
+        let logger = logger
         do {
-            return try await PostgresMigrations.apply(on: client, logger: logger)
+            return try await withDeadline(deadline, doing: "migrating the schema") {
+                try await PostgresMigrations.apply(on: client, logger: logger)
+            }
         } catch {
             let cause = PostgresStorageError.wrapping(error, doing: "migrating the schema")
             throw PostgresStorageError(.migrationFailed, "the schema could not be migrated: \(cause)")

@@ -117,15 +117,18 @@ public struct PostgresStorageConfiguration: Sendable, CustomStringConvertible {
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = deadline
         // A connection that stalls inside a transaction (an instance frozen between counting and committing) must
-        // not hold a key's row lock for long: the database ends such a session, and its attempt stays uncounted.
-        // A statement still running at the deadline is ended by the database too: its caller has answered 503
-        // already (withDeadline), and nothing should go on holding a connection and a row lock for it.
-        let deadlineMilliseconds =
-            deadline.components.seconds * 1000 + deadline.components.attoseconds / 1_000_000_000_000_000
+        // not hold a key's row lock for longer than a call may take: the database ends such a session, and its
+        // attempt stays uncounted. A statement still running at the deadline is ended by the database too: its
+        // caller has answered 503 already (withDeadline), and nothing should go on holding a connection and a row
+        // lock for it. Both are the deadline: a session idle inside a transaction for less than that is a call
+        // still within its time (a busy machine's migration between two statements), not a frozen instance.
+        let deadlineMilliseconds = String(
+            max(deadline.components.seconds * 1000 + deadline.components.attoseconds / 1_000_000_000_000_000, 1)
+        )
         configuration.options.additionalStartupParameters = [
             ("application_name", "keyservice"),
-            ("idle_in_transaction_session_timeout", "5000"),
-            ("statement_timeout", "\(max(deadlineMilliseconds, 1))"),
+            ("idle_in_transaction_session_timeout", deadlineMilliseconds),
+            ("statement_timeout", deadlineMilliseconds),
         ]
         return configuration
     }
