@@ -24,12 +24,14 @@ public final class PostgresKeyStorage: KeyStorage, Service {
     private let client: PostgresClient
     private let logger: Logger
     private let deadline: Duration
+    private let migrationDeadline: Duration
 
     /// A storage on the database `configuration` names; it connects once ``run()`` runs.
     public init(configuration: PostgresStorageConfiguration, logger: Logger = Logger(label: "keyservice.postgres")) {
         self.client = PostgresClient(configuration: configuration.client, backgroundLogger: logger)
         self.logger = logger
         self.deadline = configuration.deadline
+        self.migrationDeadline = configuration.migrationDeadline
     }
 
     /// Runs the connection pool until the task is cancelled or a graceful shutdown begins (ServiceLifecycle).
@@ -76,17 +78,17 @@ public final class PostgresKeyStorage: KeyStorage, Service {
     }
 
     /// Applies the schema migrations the database lacks (see `PostgresMigrations`): safe from any number of
-    /// instances at once, each migration applied once. Under the deadline, as every call: a session the database
-    /// ended between two of its statements would otherwise wait for good (postgres-nio 1.33 never answers a query
-    /// written to a connection that has closed).
+    /// instances at once, each migration applied once. Under a deadline of its own, the call's deadline but at
+    /// least a minute (``PostgresStorageConfiguration/migrationDeadline``): it may wait behind other instances'
+    /// migrations, and each statement still has the call's deadline. Without one, a session the database ended
+    /// between two of its statements would wait for good (postgres-nio 1.33 never answers a query written to a
+    /// connection that has closed).
     /// - Returns: the versions this call applied.
     /// - Throws: ``PostgresStorageError`` (``PostgresStorageError/Kind/migrationFailed``).
     @discardableResult
     public func migrate() async throws -> [Int] {
-        let client = client
-        let logger = logger
         do {
-            return try await withDeadline(deadline, doing: "migrating the schema") {
+            return try await call(doing: "migrating the schema", within: migrationDeadline) { client, logger in
                 try await PostgresMigrations.apply(on: client, logger: logger)
             }
         } catch {
@@ -275,15 +277,17 @@ public final class PostgresKeyStorage: KeyStorage, Service {
         }
     }
 
-    /// Runs one storage step under the deadline, every failure turned into a ``PostgresStorageError``.
+    /// Runs one storage step under `limit` (the deadline unless given), every failure turned into a
+    /// ``PostgresStorageError``.
     func call<Result: Sendable>(
         doing step: String,
+        within limit: Duration? = nil,
         _ body: @escaping @Sendable (PostgresClient, Logger) async throws -> Result
     ) async throws -> Result {
         let client = client
         let logger = logger
         do {
-            return try await withDeadline(deadline, doing: step) { try await body(client, logger) }
+            return try await withDeadline(limit ?? deadline, doing: step) { try await body(client, logger) }
         } catch {
             throw PostgresStorageError.wrapping(error, doing: step)
         }

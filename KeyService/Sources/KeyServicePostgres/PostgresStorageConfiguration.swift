@@ -37,8 +37,13 @@ public struct PostgresStorageConfiguration: Sendable, CustomStringConvertible {
     /// The most connections this instance keeps open: each instance is one pool of its own.
     public var maximumConnections = 20
     /// The longest any one storage call may take, waiting for a connection included; past it the call throws
-    /// (the key service answers 503 and checks nothing).
+    /// (the key service answers 503 and checks nothing). The database ends a statement running as long
+    /// (`statement_timeout`) and a session idle inside a transaction as long (`idle_in_transaction_session_timeout`).
     public var deadline: Duration = .seconds(5)
+
+    /// The longest the schema's migration at start may take, waiting behind other instances' included: the
+    /// ``deadline``, but at least a minute (each statement of it still has the ``deadline``).
+    public var migrationDeadline: Duration { max(deadline, .seconds(60)) }
 
     /// A configuration with every part given.
     public init(host: String, port: Int, username: String, password: String?, database: String, tls: TLSMode) {
@@ -116,20 +121,26 @@ public struct PostgresStorageConfiguration: Sendable, CustomStringConvertible {
         )
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = deadline
-        // A connection that stalls inside a transaction (an instance frozen between counting and committing) must
-        // not hold a key's row lock for longer than a call may take: the database ends such a session, and its
-        // attempt stays uncounted. A statement still running at the deadline is ended by the database too: its
-        // caller has answered 503 already (withDeadline), and nothing should go on holding a connection and a row
-        // lock for it. Both are the deadline: a session idle inside a transaction for less than that is a call
-        // still within its time (a busy machine's migration between two statements), not a frozen instance.
+        configuration.options.additionalStartupParameters = startupParameters
+        return configuration
+    }
+
+    /// The session parameters every connection starts with.
+    ///
+    /// A connection that stalls inside a transaction (an instance frozen between counting and committing) must not
+    /// hold a key's row lock for longer than a call may take: the database ends such a session, and its attempt stays
+    /// uncounted. A statement still running at the deadline is ended by the database too: its caller has answered 503
+    /// already (withDeadline), and nothing should go on holding a connection and a row lock for it. Both are the
+    /// deadline: a session idle inside a transaction for less than that is a call still within its time (a busy
+    /// machine's migration between two statements), not a frozen instance.
+    var startupParameters: [(String, String)] {
         let deadlineMilliseconds = String(
             max(deadline.components.seconds * 1000 + deadline.components.attoseconds / 1_000_000_000_000_000, 1)
         )
-        configuration.options.additionalStartupParameters = [
+        return [
             ("application_name", "keyservice"),
             ("idle_in_transaction_session_timeout", deadlineMilliseconds),
             ("statement_timeout", deadlineMilliseconds),
         ]
-        return configuration
     }
 }

@@ -19,19 +19,11 @@ struct HTTPAnswer: Sendable {
     }
 }
 
-/// A small HTTP client, talking to the server as any other process would (``TestHTTP``: AsyncHTTPClient).
+/// A small HTTP client, talking to the server as any other process would (``TestHTTP``: AsyncHTTPClient, each
+/// request given ``TestHTTP/readTimeout``: the alone tier's hammers share the machine with every other suite).
 struct HTTPClient: Sendable {
-    /// Seconds each request may take to its answer's head.
-    let timeout: TimeInterval
-
-    /// A client giving each request `timeout` seconds. 120 s by default: the alone tier's hammers share the machine
-    /// with every other suite.
-    init(timeout: TimeInterval = 120) {
-        self.timeout = timeout
-    }
-
     func send(_ request: URLRequest) async throws -> HTTPAnswer {
-        let answer = try await TestHTTP.send(request, timeout: timeout)
+        let answer = try await TestHTTP.send(request)
         return HTTPAnswer(status: answer.status, body: answer.body)
     }
 
@@ -76,8 +68,8 @@ struct KeyServiceCalls: Sendable {
     }
 }
 
-/// The status of the answer to `request`, 0 when none came (a task group's children never throw: cancelling
-/// URLSession tasks that way can deadlock swift-corelibs-foundation).
+/// The status of the answer to `request`, 0 when none came: a task group's children never throw, so one failed
+/// request does not cancel the others and every status is counted.
 func status(of request: () async throws -> HTTPAnswer) async -> Int {
     (try? await request().status) ?? 0
 }

@@ -85,7 +85,7 @@ struct PostgresClusterTests {
         }
         #expect(Set(seen.keys).isSubset(of: [401, 502, 504]), "unexpected answers: \(seen)")
         // The case this test names happened: the instance died holding requests nginx had passed it. The second wave
-        // makes it certain: nginx hands every fourth request to the stopped instance, which holds it unanswered.
+        // makes it certain: nginx hands about a quarter of it to the stopped instance, which holds it unanswered.
         let lost = seen[502, default: 0] + seen[504, default: 0]
         #expect(lost >= 1, "the kill found no request in flight on the instance: \(seen)")
         print("PROOF postgres-kill: \(seen[401, default: 0]) answered 401, \(lost) lost to the kill")

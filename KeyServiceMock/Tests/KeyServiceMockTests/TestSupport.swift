@@ -27,23 +27,16 @@ struct HTTPAnswer: Sendable {
 }
 
 /// A small HTTP client for talking to the server as any other process would (``TestHTTP``: AsyncHTTPClient, no
-/// redirects followed, so a test sees the 302 itself).
+/// redirects followed, so a test sees the 302 itself). Each request is given ``TestHTTP/readTimeout``: the alone
+/// tier's lockout hammers (a thousand attempts each) share the process's derivation places with every other suite,
+/// and a fresh clone's run on two cores had key calls of other suites wait past 30 s behind them.
 struct HTTPClient: Sendable {
-    /// Seconds each request may take to its answer's head.
-    let timeout: TimeInterval
-
-    /// A client giving each request `timeout` seconds. 120 s by default: the alone tier's lockout hammers (a thousand
-    /// attempts each) share the process's derivation places with every other suite, and a fresh clone's run on two
-    /// cores had key calls of other suites wait past 30 s behind them.
-    init(timeout: TimeInterval = 120) {
-        self.timeout = timeout
-    }
-
     func send(_ request: URLRequest) async throws -> HTTPAnswer {
-        let answer = try await TestHTTP.send(request, timeout: timeout)
+        let answer = try await TestHTTP.send(request)
+        // One entry a field, by its lowercased name (field names are case-insensitive), repeats joined by commas.
         var headers: [String: String] = [:]
         for (name, value) in answer.headers {
-            headers[name] = headers[name].map { "\($0), \(value)" } ?? value
+            headers[name.lowercased()] = headers[name.lowercased()].map { "\($0), \(value)" } ?? value
         }
         return HTTPAnswer(status: answer.status, headers: headers, body: answer.body)
     }
