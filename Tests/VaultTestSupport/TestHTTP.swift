@@ -10,10 +10,11 @@ public import FoundationNetworking
 /// HTTP for the suites that talk to a server as any other process would (the key services' and the mock's own
 /// suites): AsyncHTTPClient, the vault's transport on Linux, one client for the whole test process.
 ///
-/// Not URLSession: swift-corelibs-foundation's can lose a request under load, and then neither its completion nor its
-/// timeout ever comes, so the test waits for good (the alone tier's hammers of a thousand requests at once); and
-/// cancelling its tasks from a task group can deadlock. Here every request has its answer's head by its deadline or
-/// fails, its body stops at a pause longer than ``readTimeout``, and it is cancelled with its task.
+/// Not URLSession: cancelling swift-corelibs-foundation's tasks from a task group can deadlock (the cancel waits for
+/// the session's queue, which waits to resume the cancelling task), its request timeout is a pause between bytes, not
+/// a deadline, and the suites had to hop to a dispatch thread around each call. Here every request has its answer's
+/// head by its deadline or fails, its body stops at a pause longer than ``readTimeout``, and it is cancelled with its
+/// task.
 public enum TestHTTP {
     /// One HTTP answer, read in full.
     public struct Answer: Sendable {
