@@ -88,8 +88,9 @@ public final class PostgresKeyStorage: KeyStorage, Service {
     @discardableResult
     public func migrate() async throws -> [Int] {
         do {
+            let migrationDeadline = migrationDeadline
             return try await call(doing: "migrating the schema", within: migrationDeadline) { client, logger in
-                try await PostgresMigrations.apply(on: client, logger: logger)
+                try await PostgresMigrations.apply(on: client, idleLimit: migrationDeadline, logger: logger)
             }
         } catch {
             let cause = PostgresStorageError.wrapping(error, doing: "migrating the schema")

@@ -86,10 +86,18 @@ enum PostgresMigrations {
         ),
     ]
 
-    /// Applies the migrations `database` lacks, under the advisory lock, in one transaction.
+    /// Applies the migrations `database` lacks, under the advisory lock, in one transaction. The transaction may
+    /// idle between its statements for up to `idleLimit` (`SET LOCAL idle_in_transaction_session_timeout`), not
+    /// the session's limit of one call's deadline: on a busy machine a migration waits for its turn between statements,
+    /// and a session the database ends mid-migration is a start that fails.
     /// - Returns: the versions this call applied (empty when the schema was up to date).
-    static func apply(on client: PostgresClient, logger: Logger) async throws -> [Int] {
-        try await client.withTransaction(logger: logger) { connection in
+    static func apply(on client: PostgresClient, idleLimit: Duration, logger: Logger) async throws -> [Int] {
+        let idleMilliseconds = max(idleLimit.components.seconds * 1000, 1)
+        return try await client.withTransaction(logger: logger) { connection in
+            try await connection.run(
+                PostgresQuery(unsafeSQL: "SET LOCAL idle_in_transaction_session_timeout = \(idleMilliseconds)"),
+                logger: logger
+            )
             try await connection.run("SELECT pg_advisory_xact_lock(\(lock))", logger: logger)
             try await connection.run(
                 """

@@ -131,8 +131,8 @@ public struct PostgresStorageConfiguration: Sendable, CustomStringConvertible {
     /// hold a key's row lock for longer than a call may take: the database ends such a session, and its attempt stays
     /// uncounted. A statement still running at the deadline is ended by the database too: its caller has answered 503
     /// already (withDeadline), and nothing should go on holding a connection and a row lock for it. Both are the
-    /// deadline: a session idle inside a transaction for less than that is a call still within its time (a busy
-    /// machine's migration between two statements), not a frozen instance.
+    /// deadline: a session idle inside a transaction for less than that is a call still within its time, not a frozen
+    /// instance. The migration at start gives its transaction the migration's deadline instead (`PostgresMigrations`).
     var startupParameters: [(String, String)] {
         let deadlineMilliseconds = String(
             max(deadline.components.seconds * 1000 + deadline.components.attoseconds / 1_000_000_000_000_000, 1)
