@@ -35,20 +35,16 @@ public enum TestHTTP {
     /// The largest body read; a larger one is `NoAnswer`.
     public static let bodyLimit = 64 << 20
 
-    /// Sends `request` (its method, URL, header fields and body) and reads the whole answer: its head within `timeout`
-    /// seconds, its body with no pause longer than ``readTimeout``. Redirects are not followed: a 302 is an answer.
+    /// Sends `request` (its method, URL, header fields and body) and reads the whole answer: its head within
+    /// ``readTimeout``, its body with no pause longer. Redirects are not followed: a 302 is an answer.
     /// - Throws: ``NoAnswer`` when no complete HTTP answer came.
-    public static func send(
-        _ request: URLRequest,
-        timeout: TimeInterval = readTimeout
-    ) async throws(NoAnswer) -> Answer {
-        precondition(timeout > 0 && timeout <= readTimeout, "a request's timeout is more than 0 s, at most readTimeout")
+    public static func send(_ request: URLRequest) async throws(NoAnswer) -> Answer {
         guard let url = request.url else { throw NoAnswer(description: "the request has no URL") }
         var outgoing = HTTPClientRequest(url: url.absoluteString)
         outgoing.method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
         for (name, value) in request.allHTTPHeaderFields ?? [:] { outgoing.headers.add(name: name, value: value) }
         if let body = request.httpBody { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
-        let deadline = NIODeadline.now() + .milliseconds(Int64(timeout * 1_000))
+        let deadline = NIODeadline.now() + .seconds(Int64(readTimeout))
         do {
             let response = try await client.execute(outgoing, deadline: deadline)
             let body = try await response.body.collect(upTo: bodyLimit)

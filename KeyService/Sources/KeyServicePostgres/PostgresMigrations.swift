@@ -92,7 +92,7 @@ enum PostgresMigrations {
     /// and a session the database ends mid-migration is a start that fails.
     /// - Returns: the versions this call applied (empty when the schema was up to date).
     static func apply(on client: PostgresClient, idleLimit: Duration, logger: Logger) async throws -> [Int] {
-        let idleMilliseconds = max(idleLimit.components.seconds * 1000, 1)
+        let idleMilliseconds = PostgresStorageConfiguration.milliseconds(idleLimit)
         return try await client.withTransaction(logger: logger) { connection in
             try await connection.run(
                 PostgresQuery(unsafeSQL: "SET LOCAL idle_in_transaction_session_timeout = \(idleMilliseconds)"),

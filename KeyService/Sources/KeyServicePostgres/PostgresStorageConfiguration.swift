@@ -134,13 +134,17 @@ public struct PostgresStorageConfiguration: Sendable, CustomStringConvertible {
     /// deadline: a session idle inside a transaction for less than that is a call still within its time, not a frozen
     /// instance. The migration at start gives its transaction the migration's deadline instead (`PostgresMigrations`).
     var startupParameters: [(String, String)] {
-        let deadlineMilliseconds = String(
-            max(deadline.components.seconds * 1000 + deadline.components.attoseconds / 1_000_000_000_000_000, 1)
-        )
+        let deadlineMilliseconds = String(Self.milliseconds(deadline))
         return [
             ("application_name", "keyservice"),
             ("idle_in_transaction_session_timeout", deadlineMilliseconds),
             ("statement_timeout", deadlineMilliseconds),
         ]
+    }
+
+    /// `duration` as PostgreSQL's timeout settings take it: whole milliseconds, rounded up, at least 1 (0 would turn
+    /// the limit off).
+    static func milliseconds(_ duration: Duration) -> Int32 {
+        max(Poll.milliseconds(duration), 1)
     }
 }
